@@ -1,0 +1,167 @@
+//! Which game, with which variants: the names the API, the CLI and the notation share.
+
+use std::fmt;
+
+use super::game::IllegalMove;
+
+/// The four games the service plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameKind {
+    Pillarz,
+    Pilastri,
+    Pyrga,
+    Alcazar,
+}
+
+impl GameKind {
+    pub const ALL: [GameKind; 4] = [
+        GameKind::Pillarz,
+        GameKind::Pilastri,
+        GameKind::Pyrga,
+        GameKind::Alcazar,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            GameKind::Pillarz => "pillarz",
+            GameKind::Pilastri => "pilastri",
+            GameKind::Pyrga => "pyrga",
+            GameKind::Alcazar => "alcazar",
+        }
+    }
+
+    /// The variants this game accepts.
+    pub const fn supported_variants(self) -> &'static [Variant] {
+        match self {
+            GameKind::Pilastri => &[Variant::Size8, Variant::Jumpers],
+            _ => &[],
+        }
+    }
+
+    /// Checks a list of variant names against this game.
+    pub fn variants<S: AsRef<str>>(self, names: &[S]) -> Result<Variants, RulesError> {
+        let mut variants = Variants::NONE;
+        for name in names {
+            let variant = Variant::parse(name.as_ref())?;
+            if !self.supported_variants().contains(&variant) {
+                return Err(RulesError::UnsupportedVariant {
+                    game: self,
+                    variant,
+                });
+            }
+            variants = variants.with(variant);
+        }
+        Ok(variants)
+    }
+}
+
+impl fmt::Display for GameKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown game {0:?} (expected pillarz, pilastri, pyrga or alcazar)")]
+pub struct ParseGameKindError(pub String);
+
+impl std::str::FromStr for GameKind {
+    type Err = ParseGameKindError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let lower = s.trim().to_ascii_lowercase();
+        GameKind::ALL
+            .into_iter()
+            .find(|g| g.as_str() == lower)
+            .ok_or_else(|| ParseGameKindError(s.to_string()))
+    }
+}
+
+/// A rules variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// Pilastri on an 8×8 board.
+    Size8,
+    /// Pilastri's "High jumpers": grounded pieces may land on any stack.
+    Jumpers,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 2] = [Variant::Size8, Variant::Jumpers];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Variant::Size8 => "size-8",
+            Variant::Jumpers => "jumpers",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Variant, RulesError> {
+        let lower = s.trim().to_ascii_lowercase();
+        Variant::ALL
+            .into_iter()
+            .find(|v| v.as_str() == lower)
+            .ok_or_else(|| RulesError::UnknownVariant(s.to_string()))
+    }
+
+    const fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A set of variants.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Variants(u8);
+
+impl Variants {
+    pub const NONE: Variants = Variants(0);
+
+    pub const fn with(self, v: Variant) -> Variants {
+        Variants(self.0 | v.bit())
+    }
+
+    pub const fn without(self, v: Variant) -> Variants {
+        Variants(self.0 & !v.bit())
+    }
+
+    pub const fn contains(self, v: Variant) -> bool {
+        self.0 & v.bit() != 0
+    }
+
+    pub fn iter(self) -> impl Iterator<Item = Variant> {
+        Variant::ALL.into_iter().filter(move |v| self.contains(*v))
+    }
+
+    /// The variant names, in a fixed order.
+    pub fn names(self) -> Vec<&'static str> {
+        self.iter().map(Variant::as_str).collect()
+    }
+}
+
+/// Everything that can go wrong when the rules are driven by names and strings (the API and
+/// the CLI), with the data a good message needs.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RulesError {
+    #[error(transparent)]
+    UnknownGame(#[from] ParseGameKindError),
+    #[error("unknown variant {0:?} (expected size-8 or jumpers)")]
+    UnknownVariant(String),
+    #[error("{game} has no variant {variant}")]
+    UnsupportedVariant { game: GameKind, variant: Variant },
+    #[error("bad {game} position: {message}")]
+    BadPosition { game: GameKind, message: String },
+    #[error("bad {game} move {input:?}: {message}")]
+    BadNotation {
+        game: GameKind,
+        input: String,
+        message: String,
+    },
+    #[error(transparent)]
+    Illegal(#[from] IllegalMove),
+}

@@ -1,0 +1,11 @@
+mod bits;
+mod game;
+mod kind;
+pub mod perft;
+pub mod pillarz;
+pub mod record;
+mod zobrist;
+pub use game::{Game, IllegalMove, MoveList, Outcome, Player, PlayError, Termination, Winner};
+pub use kind::{GameKind, ParseGameKindError, RulesError, Variant, Variants};
+pub mod pilastri;
+pub mod pyrga;

@@ -1,0 +1,276 @@
+//! The Pilastri position and its move generator.
+
+use std::fmt;
+
+use super::moves::{Move, MoveParseError};
+use super::notation::{self, PositionError};
+use super::square::{Dir, Square, first_stack};
+use crate::rules::bits::ones;
+use crate::rules::game::{Game, IllegalMove, MoveList, Outcome, Player, Termination};
+use crate::rules::kind::{Variant, Variants};
+use crate::rules::zobrist;
+
+/// `PIECE_KEYS[(sq * 64 + height) * 2 + owner]`: a piece of `owner` at `height` in `sq`'s stack.
+static PIECE_KEYS: [u64; 64 * 64 * 2] = zobrist::table(0x5049_4c41_5354_5249);
+const SIDE_KEY: u64 = zobrist::key(0x5049_4c41_5354_5232, 0);
+
+#[inline]
+fn piece_key(sq: usize, height: usize, owner: usize) -> u64 {
+    PIECE_KEYS[(sq * 64 + height) * 2 + owner]
+}
+
+/// A validated Pilastri position.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Position {
+    size: u8,
+    jumpers: bool,
+    side: Player,
+    /// Squares holding a stack.
+    occupied: u64,
+    /// Squares whose top piece belongs to each player.
+    top: [u64; 2],
+    heights: [u8; 64],
+    /// Bit `i` of a stack is set when its `i`-th piece from the bottom is `p2`'s.
+    stacks: [u64; 64],
+    hash: u64,
+}
+
+impl Position {
+    /// Builds a position from stacks already checked by the notation parser (bottom first,
+    /// `true` for a `p2` piece), indexed by square.
+    pub(super) fn from_stacks(
+        size: u8,
+        jumpers: bool,
+        stacks: &[Vec<Player>; 64],
+        side: Player,
+    ) -> Position {
+        let mut pos = Position {
+            size,
+            jumpers,
+            side,
+            occupied: 0,
+            top: [0; 2],
+            heights: [0; 64],
+            stacks: [0; 64],
+            hash: 0,
+        };
+        for (sq, stack) in stacks.iter().enumerate() {
+            if let Some(top) = stack.last() {
+                pos.occupied |= 1 << sq;
+                pos.top[top.index()] |= 1 << sq;
+                pos.heights[sq] = stack.len() as u8;
+                for (i, p) in stack.iter().enumerate() {
+                    pos.stacks[sq] |= (p.index() as u64) << i;
+                }
+            }
+        }
+        pos.hash = pos.compute_hash();
+        pos
+    }
+
+    /// The board's width and height: 6 or 8.
+    pub fn size(&self) -> u8 {
+        self.size
+    }
+
+    pub fn jumpers(&self) -> bool {
+        self.jumpers
+    }
+
+    /// The stack on a square, bottom first.
+    pub fn stack(&self, sq: Square) -> impl Iterator<Item = Player> + '_ {
+        let bits = self.stacks[sq.index()];
+        (0..self.heights[sq.index()]).map(move |i| {
+            if bits >> i & 1 == 0 {
+                Player::P1
+            } else {
+                Player::P2
+            }
+        })
+    }
+
+    pub fn height(&self, sq: Square) -> u8 {
+        self.heights[sq.index()]
+    }
+
+    /// Whether a piece leaving a stack of height `h` may land on one of height `d`.
+    #[inline]
+    fn may_land(&self, h: u8, d: u8) -> bool {
+        if h == 1 {
+            d == 1 || self.jumpers
+        } else {
+            d >= h
+        }
+    }
+
+    fn compute_hash(&self) -> u64 {
+        let mut h = 0;
+        for sq in ones(self.occupied) {
+            let sq = sq as usize;
+            for i in 0..self.heights[sq] as usize {
+                h ^= piece_key(sq, i, (self.stacks[sq] >> i & 1) as usize);
+            }
+        }
+        if self.side == Player::P2 {
+            h ^= SIDE_KEY;
+        }
+        h
+    }
+}
+
+impl Game for Position {
+    type Move = Move;
+    type PositionError = PositionError;
+    type MoveError = MoveParseError;
+
+    fn start(variants: Variants) -> Position {
+        let size = if variants.contains(Variant::Size8) {
+            8
+        } else {
+            6
+        };
+        let stacks: [Vec<Player>; 64] = std::array::from_fn(|i| {
+            let sq = Square::from_index_unchecked(i as u8);
+            if !sq.on_board(size) {
+                Vec::new()
+            } else if (sq.file() + sq.rank() + 1) % 2 == 1 {
+                // a1 (file 0 + rank 1 = odd) is p1's.
+                vec![Player::P1]
+            } else {
+                vec![Player::P2]
+            }
+        });
+        Position::from_stacks(size, variants.contains(Variant::Jumpers), &stacks, Player::P1)
+    }
+
+    fn parse_position(s: &str, variants: Variants) -> Result<Position, PositionError> {
+        notation::parse(s, variants)
+    }
+
+    fn parse_move(s: &str) -> Result<Move, MoveParseError> {
+        s.parse()
+    }
+
+    #[inline]
+    fn turn(&self) -> Player {
+        self.side
+    }
+
+    fn legal_moves(&self, out: &mut MoveList<Move>) {
+        for from in ones(self.top[self.side.index()]) {
+            let h = self.heights[from as usize];
+            for dir in Dir::ALL {
+                if let Some(to) = first_stack(self.occupied, from as usize, dir) {
+                    if self.may_land(h, self.heights[to]) {
+                        out.push(Move {
+                            from: Square::from_index_unchecked(from),
+                            to: Square::from_index_unchecked(to as u8),
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn count_legal(&self) -> u64 {
+        let mut count = 0;
+        for from in ones(self.top[self.side.index()]) {
+            let h = self.heights[from as usize];
+            for dir in Dir::ALL {
+                if let Some(to) = first_stack(self.occupied, from as usize, dir) {
+                    count += u64::from(self.may_land(h, self.heights[to]));
+                }
+            }
+        }
+        count
+    }
+
+    fn check(&self, mv: &Move) -> Result<(), IllegalMove> {
+        if self.outcome().is_some() {
+            return Err(IllegalMove::GameOver);
+        }
+        let reason = |r: String| Err(IllegalMove::rule(mv, r));
+        let Move { from, to } = *mv;
+        for sq in [from, to] {
+            if !sq.on_board(self.size) {
+                return reason(format!("{sq} is off the {0}×{0} board", self.size));
+            }
+        }
+        if self.top[self.side.index()] & from.bit() == 0 {
+            return reason(format!("you do not control a stack on {from}"));
+        }
+        let dir = match (from.file() == to.file(), from.rank() == to.rank()) {
+            (true, false) if to.rank() > from.rank() => Dir::North,
+            (true, false) => Dir::South,
+            (false, true) if to.file() > from.file() => Dir::East,
+            (false, true) => Dir::West,
+            _ => return reason(format!("{to} is not in a straight line from {from}")),
+        };
+        if first_stack(self.occupied, from.index(), dir) != Some(to.index()) {
+            return reason(format!("{to} is not the first stack from {from} in that direction"));
+        }
+        let (h, d) = (self.heights[from.index()], self.heights[to.index()]);
+        if !self.may_land(h, d) {
+            return reason(if h == 1 {
+                format!("a grounded piece must land on a single piece, and {to} holds {d}")
+            } else {
+                format!("a piece from a stack of {h} must land on a stack of at least {h}")
+            });
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn play_unchecked(&mut self, mv: &Move) {
+        let (from, to) = (mv.from.index(), mv.to.index());
+        let owner = self.side.index();
+        let h = self.heights[from] as usize;
+        let d = self.heights[to] as usize;
+        // Lift the top piece off `from`.
+        self.stacks[from] &= !(1u64 << (h - 1));
+        self.heights[from] -= 1;
+        self.hash ^= piece_key(from, h - 1, owner);
+        self.top[owner] &= !(1 << from);
+        if h == 1 {
+            self.occupied &= !(1 << from);
+        } else {
+            let below = (self.stacks[from] >> (h - 2) & 1) as usize;
+            self.top[below] |= 1 << from;
+        }
+        // Put it on `to`.
+        let old_top = (self.stacks[to] >> (d - 1) & 1) as usize;
+        self.top[old_top] &= !(1 << to);
+        self.top[owner] |= 1 << to;
+        self.stacks[to] |= (owner as u64) << d;
+        self.heights[to] += 1;
+        self.hash ^= piece_key(to, d, owner);
+        self.side = self.side.other();
+        self.hash ^= SIDE_KEY;
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        (self.count_legal() == 0).then(|| Outcome::win(self.side.other(), Termination::NoMoves))
+    }
+
+    #[inline]
+    fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    fn hash_from_scratch(&self) -> u64 {
+        self.compute_hash()
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        notation::write(self, f)
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "pilastri::Position({self}, jumpers: {})", self.jumpers)
+    }
+}

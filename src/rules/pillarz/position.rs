@@ -1,0 +1,326 @@
+//! The pillarz position and its move generator.
+
+use std::fmt;
+
+use super::moves::{Move, MoveParseError};
+use super::notation::{self, PositionError};
+use super::square::{NEIGHBOURS, Square};
+use crate::rules::bits::ones;
+use crate::rules::game::{Game, IllegalMove, MoveList, Outcome, Player, Termination};
+use crate::rules::kind::Variants;
+use crate::rules::zobrist;
+
+const LEVEL_KEYS: [u64; 25 * 5] = zobrist::table(0x5049_4c4c_4152_5a31);
+const PAWN_KEYS: [u64; 2 * 25] = zobrist::table(0x5049_4c4c_4152_5a32);
+const SIDE_KEY: u64 = zobrist::key(0x5049_4c4c_4152_5a33, 0);
+
+#[inline]
+fn level_key(sq: usize, level: usize) -> u64 {
+    LEVEL_KEYS[sq * 5 + level]
+}
+
+#[inline]
+fn pawn_key(player: Player, sq: usize) -> u64 {
+    PAWN_KEYS[player.index() * 25 + sq]
+}
+
+/// A validated pillarz position.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    /// `levels[k]`: squares whose level is greater than `k`; `levels[3]` are the caps.
+    levels: [u32; 4],
+    pawns: [u32; 2],
+    side: Player,
+    hash: u64,
+}
+
+impl Position {
+    /// Builds a position from parts already checked by the notation parser.
+    pub(super) fn from_parts(levels: [u32; 4], pawns: [u32; 2], side: Player) -> Position {
+        let mut pos = Position {
+            levels,
+            pawns,
+            side,
+            hash: 0,
+        };
+        pos.hash = pos.compute_hash();
+        pos
+    }
+
+    /// The level (0–4) of a square.
+    #[inline]
+    pub fn level(&self, sq: Square) -> u8 {
+        let bit = sq.bit();
+        self.levels.iter().map(|l| u8::from(l & bit != 0)).sum()
+    }
+
+    /// The owner of the pawn on a square, if any.
+    pub fn pawn_at(&self, sq: Square) -> Option<Player> {
+        Player::BOTH
+            .into_iter()
+            .find(|p| self.pawns[p.index()] & sq.bit() != 0)
+    }
+
+    /// The squares of a player's pawns, as a bit set.
+    pub fn pawns(&self, player: Player) -> u32 {
+        self.pawns[player.index()]
+    }
+
+    #[inline]
+    fn occupied(&self) -> u32 {
+        self.pawns[0] | self.pawns[1]
+    }
+
+    /// The squares a pawn standing on `from` may step to.
+    #[inline]
+    fn destinations(&self, from: usize) -> u32 {
+        // A pawn on level l may climb to level l + 1 at most: exclude levels[l + 1]. A pawn on
+        // level 3 has already won, so l ≤ 2 here and caps are excluded too.
+        let l = ((self.levels[0] >> from) & 1)
+            + ((self.levels[1] >> from) & 1)
+            + ((self.levels[2] >> from) & 1);
+        NEIGHBOURS[from] & !self.occupied() & !self.levels[(l as usize + 1).min(3)]
+    }
+
+    #[inline]
+    fn placing(&self) -> bool {
+        self.pawns[self.side.index()] == 0
+    }
+
+    /// The player whose pawn stands on level 3 (not capped), if any.
+    #[inline]
+    fn on_top(&self) -> Option<Player> {
+        let top = self.levels[2] & !self.levels[3];
+        Player::BOTH
+            .into_iter()
+            .find(|p| self.pawns[p.index()] & top != 0)
+    }
+
+    fn compute_hash(&self) -> u64 {
+        let mut h = 0;
+        for sq in 0..25 {
+            let level = self.level(Square::from_index_unchecked(sq as u8)) as usize;
+            if level > 0 {
+                h ^= level_key(sq, level);
+            }
+        }
+        for p in Player::BOTH {
+            for sq in ones(u64::from(self.pawns[p.index()])) {
+                h ^= pawn_key(p, sq as usize);
+            }
+        }
+        if self.side == Player::P2 {
+            h ^= SIDE_KEY;
+        }
+        h
+    }
+
+    fn check_place(&self, a: Square, b: Square) -> Result<(), String> {
+        if !self.placing() {
+            return Err("the pawns are already placed".into());
+        }
+        if a == b {
+            return Err("both pawns cannot stand on one square".into());
+        }
+        for sq in [a, b] {
+            if self.occupied() & sq.bit() != 0 {
+                return Err(format!("{sq} is occupied"));
+            }
+            if self.levels[3] & sq.bit() != 0 {
+                return Err(format!("{sq} is capped"));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_step(&self, from: Square, to: Square, build: Option<Square>) -> Result<(), String> {
+        if self.placing() {
+            return Err("both pawns must be placed first".into());
+        }
+        if self.pawns[self.side.index()] & from.bit() == 0 {
+            return Err(format!("no pawn of yours stands on {from}"));
+        }
+        if NEIGHBOURS[from.index()] & to.bit() == 0 {
+            return Err(format!("{to} is not next to {from}"));
+        }
+        if self.occupied() & to.bit() != 0 {
+            return Err(format!("{to} is occupied"));
+        }
+        if self.levels[3] & to.bit() != 0 {
+            return Err(format!("{to} is capped"));
+        }
+        if self.level(to) > self.level(from) + 1 {
+            return Err(format!("{to} is too high to climb from {from}"));
+        }
+        let wins = self.level(to) == 3;
+        match build {
+            None if wins => Ok(()),
+            None => Err("a step must be followed by a build".into()),
+            Some(_) if wins => Err(format!("stepping onto {to} wins: no build follows")),
+            Some(b) => {
+                if NEIGHBOURS[to.index()] & b.bit() == 0 {
+                    Err(format!("{b} is not next to {to}"))
+                } else if b != from && self.occupied() & b.bit() != 0 {
+                    Err(format!("{b} is occupied"))
+                } else if self.levels[3] & b.bit() != 0 {
+                    Err(format!("{b} is capped"))
+                } else {
+                    Ok(())
+                }
+            }
+        }
+    }
+}
+
+impl Game for Position {
+    type Move = Move;
+    type PositionError = PositionError;
+    type MoveError = MoveParseError;
+
+    fn start(_variants: Variants) -> Position {
+        Position::from_parts([0; 4], [0; 2], Player::P1)
+    }
+
+    fn parse_position(s: &str, _variants: Variants) -> Result<Position, PositionError> {
+        notation::parse(s)
+    }
+
+    fn parse_move(s: &str) -> Result<Move, MoveParseError> {
+        s.parse()
+    }
+
+    #[inline]
+    fn turn(&self) -> Player {
+        self.side
+    }
+
+    fn legal_moves(&self, out: &mut MoveList<Move>) {
+        if self.on_top().is_some() {
+            return;
+        }
+        if self.placing() {
+            let free = !self.occupied() & !self.levels[3] & ((1 << 25) - 1);
+            for a in ones(u64::from(free)) {
+                for b in ones(u64::from(free) & !((2u64 << a) - 1)) {
+                    out.push(Move::Place(
+                        Square::from_index_unchecked(a),
+                        Square::from_index_unchecked(b),
+                    ));
+                }
+            }
+            return;
+        }
+        let occupied = self.occupied();
+        for from in ones(u64::from(self.pawns[self.side.index()])) {
+            let free_after = !(occupied ^ (1 << from)) & !self.levels[3];
+            let from_sq = Square::from_index_unchecked(from);
+            for to in ones(u64::from(self.destinations(from as usize))) {
+                let to_sq = Square::from_index_unchecked(to);
+                if self.levels[2] & (1 << to) != 0 {
+                    out.push(Move::Step {
+                        from: from_sq,
+                        to: to_sq,
+                        build: None,
+                    });
+                    continue;
+                }
+                for b in ones(u64::from(NEIGHBOURS[to as usize] & free_after)) {
+                    out.push(Move::Step {
+                        from: from_sq,
+                        to: to_sq,
+                        build: Some(Square::from_index_unchecked(b)),
+                    });
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn count_legal(&self) -> u64 {
+        if self.on_top().is_some() {
+            return 0;
+        }
+        if self.placing() {
+            let n = u64::from((!self.occupied() & !self.levels[3] & ((1 << 25) - 1)).count_ones());
+            return n * n.saturating_sub(1) / 2;
+        }
+        let occupied = self.occupied();
+        let mut count = 0;
+        for from in ones(u64::from(self.pawns[self.side.index()])) {
+            let free_after = !(occupied ^ (1 << from)) & !self.levels[3];
+            let dest = self.destinations(from as usize);
+            count += u64::from((dest & self.levels[2]).count_ones());
+            for to in ones(u64::from(dest & !self.levels[2])) {
+                count += u64::from((NEIGHBOURS[to as usize] & free_after).count_ones());
+            }
+        }
+        count
+    }
+
+    fn check(&self, mv: &Move) -> Result<(), IllegalMove> {
+        if self.outcome().is_some() {
+            return Err(IllegalMove::GameOver);
+        }
+        let verdict = match *mv {
+            Move::Place(a, b) => self.check_place(a, b),
+            Move::Step { from, to, build } => self.check_step(from, to, build),
+        };
+        verdict.map_err(|reason| IllegalMove::rule(mv, reason))
+    }
+
+    #[inline]
+    fn play_unchecked(&mut self, mv: &Move) {
+        let side = self.side;
+        match *mv {
+            Move::Place(a, b) => {
+                self.pawns[side.index()] |= a.bit() | b.bit();
+                self.hash ^= pawn_key(side, a.index()) ^ pawn_key(side, b.index());
+            }
+            Move::Step { from, to, build } => {
+                self.pawns[side.index()] ^= from.bit() | to.bit();
+                self.hash ^= pawn_key(side, from.index()) ^ pawn_key(side, to.index());
+                if let Some(b) = build {
+                    let old = self.level(b) as usize;
+                    self.levels[old] |= b.bit();
+                    self.hash ^= level_key(b.index(), old + 1);
+                    if old > 0 {
+                        self.hash ^= level_key(b.index(), old);
+                    }
+                }
+            }
+        }
+        self.side = side.other();
+        self.hash ^= SIDE_KEY;
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        if let Some(winner) = self.on_top() {
+            return Some(Outcome::win(winner, Termination::Goal));
+        }
+        if self.count_legal() == 0 {
+            return Some(Outcome::win(self.side.other(), Termination::Trap));
+        }
+        None
+    }
+
+    #[inline]
+    fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    fn hash_from_scratch(&self) -> u64 {
+        self.compute_hash()
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        notation::write(self, f)
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "pillarz::Position({self})")
+    }
+}

@@ -1,0 +1,371 @@
+//! The Pyrga position and its move generator.
+
+use std::fmt;
+
+use super::moves::{Move, MoveParseError, Piece, Shape};
+use super::notation::{self, PositionError};
+use super::space::{ADJACENT, Dir, RAYS, Space};
+use crate::rules::bits::ones;
+use crate::rules::game::{
+    Game, IllegalMove, MoveList, Outcome, Player, Termination, Winner,
+};
+use crate::rules::kind::Variants;
+use crate::rules::zobrist;
+
+/// Pieces of each shape per player.
+pub const PIECES_PER_SHAPE: u32 = 5;
+/// Completed towers a player must control to win.
+const TOWERS_TO_WIN: u32 = 3;
+
+const PIECE_KEYS: [u64; 16 * 6 * 2] = zobrist::table(0x5059_5247_4131);
+const LAST_KEYS: [u64; 16 * 6] = zobrist::table(0x5059_5247_4132);
+const SIDE_KEY: u64 = zobrist::key(0x5059_5247_4133, 0);
+
+fn piece_key(space: usize, piece: Piece, owner: Player) -> u64 {
+    PIECE_KEYS[(space * 6 + piece.code()) * 2 + owner.index()]
+}
+
+fn last_key(mv: &Move) -> u64 {
+    LAST_KEYS[mv.space.index() * 6 + mv.piece.code()]
+}
+
+/// A validated Pyrga position.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    /// `shapes[shape][player]`: the spaces holding that player's piece of that shape.
+    shapes: [[u16; 2]; 3],
+    /// `dirs[dir]`: the spaces whose triangle points `dir`.
+    dirs: [u16; 4],
+    side: Player,
+    last: Option<Move>,
+    hash: u64,
+}
+
+impl Position {
+    pub(super) fn empty() -> Position {
+        Position {
+            shapes: [[0; 2]; 3],
+            dirs: [0; 4],
+            side: Player::P1,
+            last: None,
+            hash: 0,
+        }
+    }
+
+    /// Puts a piece on the board without any rule check (the parser validates afterwards).
+    pub(super) fn put(&mut self, space: Space, piece: Piece, owner: Player) {
+        self.shapes[piece.shape() as usize][owner.index()] |= space.bit();
+        if let Piece::Triangle(d) = piece {
+            self.dirs[d as usize] |= space.bit();
+        }
+    }
+
+    pub(super) fn finish(mut self, side: Player, last: Option<Move>) -> Position {
+        self.side = side;
+        self.last = last;
+        self.hash = self.compute_hash();
+        self
+    }
+
+    /// The last move played, which constrains the side to move.
+    pub fn last(&self) -> Option<Move> {
+        self.last
+    }
+
+    /// The owner of the piece of `shape` on `space`, if any.
+    pub fn owner(&self, space: Space, shape: Shape) -> Option<Player> {
+        Player::BOTH
+            .into_iter()
+            .find(|p| self.shapes[shape as usize][p.index()] & space.bit() != 0)
+    }
+
+    /// The piece of `shape` on `space` with its owner (triangles with their direction).
+    pub fn piece_at(&self, space: Space, shape: Shape) -> Option<(Piece, Player)> {
+        let owner = self.owner(space, shape)?;
+        let piece = match shape {
+            Shape::Square => Piece::Square,
+            Shape::Cylinder => Piece::Cylinder,
+            Shape::Triangle => Piece::Triangle(
+                Dir::ALL
+                    .into_iter()
+                    .find(|d| self.dirs[*d as usize] & space.bit() != 0)
+                    .expect("every triangle has a direction"),
+            ),
+        };
+        Some((piece, owner))
+    }
+
+    /// Pieces of `shape` still in `player`'s hand.
+    pub fn in_hand(&self, player: Player, shape: Shape) -> u32 {
+        PIECES_PER_SHAPE.saturating_sub(self.on_board(player, shape))
+    }
+
+    /// Pieces of `shape` that `player` has on the board.
+    pub fn on_board(&self, player: Player, shape: Shape) -> u32 {
+        self.shapes[shape as usize][player.index()].count_ones()
+    }
+
+    #[inline]
+    fn holding(&self, shape: Shape) -> u16 {
+        let [a, b] = self.shapes[shape as usize];
+        a | b
+    }
+
+    /// Spaces holding at least one piece.
+    #[inline]
+    fn occupied(&self) -> u16 {
+        self.holding(Shape::Square) | self.holding(Shape::Triangle) | self.holding(Shape::Cylinder)
+    }
+
+    pub(super) fn pieces_of(&self, player: Player) -> u32 {
+        self.shapes.iter().map(|s| s[player.index()].count_ones()).sum()
+    }
+
+    /// Completed towers controlled by each player.
+    pub fn towers(&self) -> [u32; 2] {
+        let full =
+            self.holding(Shape::Square) & self.holding(Shape::Triangle) & self.holding(Shape::Cylinder);
+        let [s, t, c] = self.shapes.map(|s| s[0]);
+        let p1_majority = (s & t) | (s & c) | (t & c);
+        [
+            (full & p1_majority).count_ones(),
+            (full & !p1_majority).count_ones(),
+        ]
+    }
+
+    /// The opening rule: `p1`'s second piece may not be a square if its first one was.
+    #[inline]
+    fn squares_barred(&self) -> bool {
+        self.side == Player::P1
+            && self.pieces_of(Player::P1) == 1
+            && self.pieces_of(Player::P2) == 1
+            && self.shapes[Shape::Square as usize][0] != 0
+    }
+
+    /// The spaces the last move constrains the side to move to.
+    #[inline]
+    fn constrained(&self) -> u16 {
+        match self.last {
+            None => 0xFFFF,
+            Some(Move { piece, space }) => match piece {
+                Piece::Square => ADJACENT[space.index()],
+                Piece::Triangle(d) => RAYS[d as usize][space.index()],
+                Piece::Cylinder => space.bit(),
+            },
+        }
+    }
+
+    /// Calls `f` for every placement on `spaces` that the hand and the board allow.
+    #[inline]
+    fn each_placement(&self, spaces: u16, mut f: impl FnMut(Move)) {
+        let me = self.side;
+        for shape in Shape::ALL {
+            if self.in_hand(me, shape) == 0 || (shape == Shape::Square && self.squares_barred()) {
+                continue;
+            }
+            for sp in ones(u64::from(spaces & !self.holding(shape))) {
+                let space = Space::from_index_unchecked(sp);
+                match shape {
+                    Shape::Square => f(Move {
+                        piece: Piece::Square,
+                        space,
+                    }),
+                    Shape::Cylinder => f(Move {
+                        piece: Piece::Cylinder,
+                        space,
+                    }),
+                    Shape::Triangle => {
+                        for d in Dir::ALL {
+                            if RAYS[d as usize][sp as usize] != 0 {
+                                f(Move {
+                                    piece: Piece::Triangle(d),
+                                    space,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The spaces the side to move may use: the constrained ones if any placement fits there,
+    /// otherwise every completely empty space. Zero once the game is won.
+    fn playable(&self) -> u16 {
+        if self.towers().iter().any(|&t| t >= TOWERS_TO_WIN) {
+            return 0;
+        }
+        let constrained = self.constrained();
+        let mut any = false;
+        self.each_placement(constrained, |_| any = true);
+        if any { constrained } else { !self.occupied() }
+    }
+
+    fn compute_hash(&self) -> u64 {
+        let mut h = 0;
+        for shape in Shape::ALL {
+            for p in Player::BOTH {
+                for sp in ones(u64::from(self.shapes[shape as usize][p.index()])) {
+                    let space = Space::from_index_unchecked(sp);
+                    let (piece, _) = self.piece_at(space, shape).expect("occupied");
+                    h ^= piece_key(sp as usize, piece, p);
+                }
+            }
+        }
+        if let Some(last) = &self.last {
+            h ^= last_key(last);
+        }
+        if self.side == Player::P2 {
+            h ^= SIDE_KEY;
+        }
+        h
+    }
+
+    /// The tie-break of a game in which nobody can place: towers, then two-piece stacks wholly
+    /// one's own, then one-piece stacks.
+    fn tiebreak(&self) -> Winner {
+        let occupied_count = |sp: u16| {
+            self.shapes
+                .iter()
+                .map(|s| u32::from((s[0] | s[1]) & sp != 0))
+                .sum::<u32>()
+        };
+        let mut keys = [[0u32; 3]; 2];
+        keys[0][0] = self.towers()[0];
+        keys[1][0] = self.towers()[1];
+        for sp in 0..16u8 {
+            let bit = 1u16 << sp;
+            let n = occupied_count(bit);
+            for p in Player::BOTH {
+                let mine = self
+                    .shapes
+                    .iter()
+                    .map(|s| u32::from(s[p.index()] & bit != 0))
+                    .sum::<u32>();
+                if n == mine && (n == 1 || n == 2) {
+                    keys[p.index()][3 - n as usize] += 1;
+                }
+            }
+        }
+        match keys[0].cmp(&keys[1]) {
+            std::cmp::Ordering::Greater => Winner::Player(Player::P1),
+            std::cmp::Ordering::Less => Winner::Player(Player::P2),
+            std::cmp::Ordering::Equal => Winner::Draw,
+        }
+    }
+}
+
+impl Game for Position {
+    type Move = Move;
+    type PositionError = PositionError;
+    type MoveError = MoveParseError;
+
+    fn start(_variants: Variants) -> Position {
+        Position::empty().finish(Player::P1, None)
+    }
+
+    fn parse_position(s: &str, _variants: Variants) -> Result<Position, PositionError> {
+        notation::parse(s)
+    }
+
+    fn parse_move(s: &str) -> Result<Move, MoveParseError> {
+        s.parse()
+    }
+
+    #[inline]
+    fn turn(&self) -> Player {
+        self.side
+    }
+
+    fn legal_moves(&self, out: &mut MoveList<Move>) {
+        self.each_placement(self.playable(), |mv| out.push(mv));
+    }
+
+    fn count_legal(&self) -> u64 {
+        let mut n = 0;
+        self.each_placement(self.playable(), |_| n += 1);
+        n
+    }
+
+    fn check(&self, mv: &Move) -> Result<(), IllegalMove> {
+        if self.outcome().is_some() {
+            return Err(IllegalMove::GameOver);
+        }
+        let shape = mv.piece.shape();
+        let reason = |r: String| Err(IllegalMove::rule(mv, r));
+        if self.in_hand(self.side, shape) == 0 {
+            return reason(format!("no {shape:?} left in hand").to_lowercase());
+        }
+        if shape == Shape::Square && self.squares_barred() {
+            return reason("p1's second piece may not be a square after a first square".into());
+        }
+        if self.holding(shape) & mv.space.bit() != 0 {
+            return reason(format!("{} already holds a {shape:?}", mv.space).to_lowercase());
+        }
+        if let Piece::Triangle(d) = mv.piece {
+            if RAYS[d as usize][mv.space.index()] == 0 {
+                return reason("the triangle points off the board".into());
+            }
+        }
+        if self.playable() & mv.space.bit() == 0 {
+            return reason(if self.playable() == self.constrained() {
+                format!("{} is not where the last piece allows", mv.space)
+            } else {
+                format!(
+                    "nothing fits where the last piece allows, so play on an empty space; {} is not empty",
+                    mv.space
+                )
+            });
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn play_unchecked(&mut self, mv: &Move) {
+        self.put(mv.space, mv.piece, self.side);
+        self.hash ^= piece_key(mv.space.index(), mv.piece, self.side);
+        if let Some(last) = &self.last {
+            self.hash ^= last_key(last);
+        }
+        self.hash ^= last_key(mv) ^ SIDE_KEY;
+        self.last = Some(*mv);
+        self.side = self.side.other();
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        let towers = self.towers();
+        for p in Player::BOTH {
+            if towers[p.index()] >= TOWERS_TO_WIN {
+                return Some(Outcome::win(p, Termination::Towers));
+            }
+        }
+        if self.count_legal() == 0 {
+            return Some(Outcome {
+                winner: self.tiebreak(),
+                termination: Termination::Tiebreak,
+            });
+        }
+        None
+    }
+
+    #[inline]
+    fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    fn hash_from_scratch(&self) -> u64 {
+        self.compute_hash()
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        notation::write(self, f)
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "pyrga::Position({self})")
+    }
+}

@@ -1,11 +1,24 @@
+//! The rules of the four games, as pure code: no I/O, no clock, no printing.
+//!
+//! Every game follows the same shape, borrowed from shakmaty: a position string is parsed into a
+//! validated position (an invalid one is refused with one precise error), moves are parsed
+//! syntactically first and then checked against a position, [`Game::play`] leaves the position
+//! untouched when the move is illegal, and [`Game::play_unchecked`] is the fast path for search.
+//! Rules that depend on more than the position (Alcazar's no-repetition rule) live one level up,
+//! in [`record::Record`].
+
+pub mod alcazar;
+mod any;
 mod bits;
 mod game;
 mod kind;
 pub mod perft;
+pub mod pilastri;
 pub mod pillarz;
+pub mod pyrga;
 pub mod record;
 mod zobrist;
-pub use game::{Game, IllegalMove, MoveList, Outcome, Player, PlayError, Termination, Winner};
+
+pub use any::AnyRecord;
+pub use game::{Game, IllegalMove, MoveList, Outcome, PlayError, Player, Termination, Winner};
 pub use kind::{GameKind, ParseGameKindError, RulesError, Variant, Variants};
-pub mod pilastri;
-pub mod pyrga;

@@ -91,3 +91,28 @@ impl<M: Copy> Walk<M> {
         total
     }
 }
+
+/// Perft without bulk counting: every leaf is generated and played. Slower by design; the
+/// baseline `bench-movegen` compares against, and a cross-check of [`Game::count_legal`].
+pub fn perft_every_leaf<G: Game>(pos: &G, depth: u32, history: &[u64]) -> u64 {
+    fn walk<G: Game>(pos: &G, depth: u32, history: &mut Vec<u64>) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        history.push(pos.repetition_key());
+        let mut total = 0;
+        for mv in &moves {
+            let mut child = pos.clone();
+            child.play_unchecked(mv);
+            if G::FORBIDS_REPETITION && history.contains(&child.repetition_key()) {
+                continue;
+            }
+            total += walk(&child, depth - 1, history);
+        }
+        history.pop();
+        total
+    }
+    walk(pos, depth, &mut history.to_vec())
+}

@@ -77,9 +77,7 @@ impl<G: Game> Record<G> {
     pub fn check(&self, mv: &G::Move) -> Result<(), IllegalMove> {
         self.position.check(mv)?;
         if self.repeats(mv) {
-            return Err(IllegalMove::Repetition {
-                mv: mv.to_string(),
-            });
+            return Err(IllegalMove::Repetition { mv: mv.to_string() });
         }
         Ok(())
     }

@@ -140,7 +140,12 @@ impl Game for Position {
                 vec![Player::P2]
             }
         });
-        Position::from_stacks(size, variants.contains(Variant::Jumpers), &stacks, Player::P1)
+        Position::from_stacks(
+            size,
+            variants.contains(Variant::Jumpers),
+            &stacks,
+            Player::P1,
+        )
     }
 
     fn parse_position(s: &str, variants: Variants) -> Result<Position, PositionError> {
@@ -208,7 +213,9 @@ impl Game for Position {
             _ => return reason(format!("{to} is not in a straight line from {from}")),
         };
         if first_stack(self.occupied, from.index(), dir) != Some(to.index()) {
-            return reason(format!("{to} is not the first stack from {from} in that direction"));
+            return reason(format!(
+                "{to} is not the first stack from {from} in that direction"
+            ));
         }
         let (h, d) = (self.heights[from.index()], self.heights[to.index()]);
         if !self.may_land(h, d) {

@@ -97,8 +97,8 @@ fn parse_rank(rank: u8, text: &str) -> Result<Vec<(u8, Option<Player>)>, Positio
                     });
                 };
                 if last.1.is_some() {
-                    let square = Square::from_coords((squares.len() - 1).min(4) as u8, rank)
-                        .expect("5×5");
+                    let square =
+                        Square::from_coords((squares.len() - 1).min(4) as u8, rank).expect("5×5");
                     return Err(PositionError::TwoPawnsOnSquare { square });
                 }
                 last.1 = Some(player);

@@ -6,9 +6,7 @@ use super::moves::{Move, MoveParseError, Piece, Shape};
 use super::notation::{self, PositionError};
 use super::space::{ADJACENT, Dir, RAYS, Space};
 use crate::rules::bits::ones;
-use crate::rules::game::{
-    Game, IllegalMove, MoveList, Outcome, Player, Termination, Winner,
-};
+use crate::rules::game::{Game, IllegalMove, MoveList, Outcome, Player, Termination, Winner};
 use crate::rules::kind::Variants;
 use crate::rules::zobrist;
 
@@ -118,13 +116,17 @@ impl Position {
     }
 
     pub(super) fn pieces_of(&self, player: Player) -> u32 {
-        self.shapes.iter().map(|s| s[player.index()].count_ones()).sum()
+        self.shapes
+            .iter()
+            .map(|s| s[player.index()].count_ones())
+            .sum()
     }
 
     /// Completed towers controlled by each player.
     pub fn towers(&self) -> [u32; 2] {
-        let full =
-            self.holding(Shape::Square) & self.holding(Shape::Triangle) & self.holding(Shape::Cylinder);
+        let full = self.holding(Shape::Square)
+            & self.holding(Shape::Triangle)
+            & self.holding(Shape::Cylinder);
         let [s, t, c] = self.shapes.map(|s| s[0]);
         let p1_majority = (s & t) | (s & c) | (t & c);
         [

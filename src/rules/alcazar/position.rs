@@ -1,0 +1,307 @@
+//! The Alcazar position and its move generator.
+
+use std::fmt;
+
+use super::lattice::{Slot, Square, TABLES};
+use super::moves::{Move, MoveParseError};
+use super::notation::{self, PositionError};
+use crate::rules::bits::ones;
+use crate::rules::game::{Game, IllegalMove, MoveList, Outcome, Player, Termination};
+use crate::rules::kind::Variants;
+use crate::rules::zobrist;
+
+const WALL_KEYS: [u64; 40] = zobrist::table(0x414c_4341_5a41_5231);
+const FROZEN_KEYS: [u64; 40] = zobrist::table(0x414c_4341_5a41_5232);
+const KNIGHT_KEYS: [u64; 32] = zobrist::table(0x414c_4341_5a41_5233);
+const SIDE_KEY: u64 = zobrist::key(0x414c_4341_5a41_5234, 0);
+
+/// Each player's fortress: the square its knight starts on (`b8` for `p1`, `h2` for `p2`).
+pub const FORTRESS: [u8; 2] = [12, 3];
+
+/// The walls of the initial position: b5 c6 d7 e8 and e2 f3 g4 h5.
+const START_WALLS: [&str; 8] = ["b5", "c6", "d7", "e2", "e8", "f3", "g4", "h5"];
+
+fn walls_hash(walls: u64, keys: &[u64; 40]) -> u64 {
+    ones(walls).fold(0, |h, i| h ^ keys[i as usize])
+}
+
+/// A validated Alcazar position.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    walls: u64,
+    /// Walls the side to move may not swing this turn.
+    frozen: u64,
+    knights: [u8; 2],
+    side: Player,
+    hash: u64,
+}
+
+impl Position {
+    pub(super) fn from_parts(walls: u64, knights: [u8; 2], side: Player, frozen: u64) -> Position {
+        let mut pos = Position {
+            walls,
+            frozen,
+            knights,
+            side,
+            hash: 0,
+        };
+        pos.hash = pos.compute_hash();
+        pos
+    }
+
+    pub fn walls(&self) -> impl Iterator<Item = Slot> {
+        ones(self.walls).map(Slot::from_index_unchecked)
+    }
+
+    pub fn frozen(&self) -> impl Iterator<Item = Slot> {
+        ones(self.frozen).map(Slot::from_index_unchecked)
+    }
+
+    pub(super) fn wall_bits(&self) -> u64 {
+        self.walls
+    }
+
+    pub(super) fn frozen_bits(&self) -> u64 {
+        self.frozen
+    }
+
+    pub fn knight(&self, player: Player) -> Square {
+        Square::from_index_unchecked(self.knights[player.index()])
+    }
+
+    /// Whether `player`'s knight is walled in: every side a wall, the edge or the other knight.
+    pub fn trapped(&self, player: Player) -> bool {
+        trapped(
+            self.walls,
+            self.knights[player.index()],
+            self.knights[player.other().index()],
+        )
+    }
+
+    /// The player whose knight stands in the other's fortress, if any.
+    pub(super) fn in_fortress(&self) -> Option<Player> {
+        Player::BOTH
+            .into_iter()
+            .find(|p| self.knights[p.index()] == FORTRESS[p.other().index()])
+    }
+
+    fn knights_mask(&self) -> u16 {
+        (1 << self.knights[0]) | (1 << self.knights[1])
+    }
+
+    /// Calls `f` with every legal move (repetition aside: see [`crate::rules::record`]).
+    #[inline]
+    fn each_move(&self, mut f: impl FnMut(Move)) {
+        if self.in_fortress().is_some() || self.trapped(self.side) {
+            return;
+        }
+        let me = self.knights[self.side.index()];
+        let them = self.knights[self.side.other().index()];
+        for (wall, beyond) in TABLES.steps[me as usize] {
+            if let Some(to) = beyond {
+                if self.walls & (1 << wall) == 0 && to != them {
+                    f(Move::Step(Square::from_index_unchecked(to)));
+                }
+            }
+        }
+        let knights = self.knights_mask();
+        for from in ones(self.walls & !self.frozen) {
+            let rest = self.walls & !(1 << from);
+            for swing in &TABLES.swings[from as usize] {
+                if rest & swing.to.bit() != 0 {
+                    continue;
+                }
+                let clear = swing
+                    .paths
+                    .iter()
+                    .any(|p| p.swept & knights == 0 && p.passed & rest == 0);
+                if clear && !trapped(rest | swing.to.bit(), me, them) {
+                    f(Move::Swing {
+                        from: Slot::from_index_unchecked(from),
+                        to: swing.to,
+                    });
+                }
+            }
+        }
+    }
+
+    fn compute_hash(&self) -> u64 {
+        let mut h = walls_hash(self.walls, &WALL_KEYS) ^ walls_hash(self.frozen, &FROZEN_KEYS);
+        h ^= KNIGHT_KEYS[self.knights[0] as usize] ^ KNIGHT_KEYS[16 + self.knights[1] as usize];
+        if self.side == Player::P2 {
+            h ^= SIDE_KEY;
+        }
+        h
+    }
+
+    fn why_illegal(&self, mv: &Move) -> Option<String> {
+        let me = self.knights[self.side.index()];
+        let them = self.knights[self.side.other().index()];
+        match *mv {
+            Move::Step(to) => {
+                let Some(&(wall, _)) = TABLES.steps[me as usize]
+                    .iter()
+                    .find(|(_, beyond)| *beyond == Some(to.index() as u8))
+                else {
+                    return Some(format!("{to} is not next to your knight"));
+                };
+                if self.walls & (1 << wall) != 0 {
+                    return Some(format!(
+                        "a wall on {} is in the way",
+                        Slot::from_index_unchecked(wall)
+                    ));
+                }
+                (to.index() as u8 == them).then(|| format!("the other knight stands on {to}"))
+            }
+            Move::Swing { from, to } => {
+                if self.walls & from.bit() == 0 {
+                    return Some(format!("there is no wall on {from}"));
+                }
+                if self.frozen & from.bit() != 0 {
+                    return Some(format!("the wall on {from} is frozen this turn"));
+                }
+                let Some(swing) = TABLES.swings[from.index()].iter().find(|s| s.to == to) else {
+                    return Some(format!("a wall on {from} cannot swing to {to}"));
+                };
+                let rest = self.walls & !from.bit();
+                if rest & to.bit() != 0 {
+                    return Some(format!("{to} already holds a wall"));
+                }
+                let knights = self.knights_mask();
+                if !swing
+                    .paths
+                    .iter()
+                    .any(|p| p.swept & knights == 0 && p.passed & rest == 0)
+                {
+                    return Some("a knight or a wall is in the way of every swing there".into());
+                }
+                trapped(rest | to.bit(), me, them).then(|| "it would trap your own knight".into())
+            }
+        }
+    }
+}
+
+/// Whether the knight on `knight` is walled in by `walls`, the edge and the knight on `other`.
+#[inline]
+fn trapped(walls: u64, knight: u8, other: u8) -> bool {
+    TABLES.steps[knight as usize]
+        .iter()
+        .all(|&(wall, beyond)| beyond.is_none_or(|sq| walls & (1 << wall) != 0 || sq == other))
+}
+
+impl Game for Position {
+    type Move = Move;
+    type PositionError = PositionError;
+    type MoveError = MoveParseError;
+
+    const FORBIDS_REPETITION: bool = true;
+
+    fn start(_variants: Variants) -> Position {
+        let walls = START_WALLS
+            .iter()
+            .map(|s| {
+                super::lattice::Point::parse(s)
+                    .and_then(Slot::from_point)
+                    .expect("a wall slot")
+            })
+            .fold(0, |m, s| m | s.bit());
+        Position::from_parts(walls, FORTRESS, Player::P1, 0)
+    }
+
+    fn parse_position(s: &str, _variants: Variants) -> Result<Position, PositionError> {
+        notation::parse(s)
+    }
+
+    fn parse_move(s: &str) -> Result<Move, MoveParseError> {
+        s.parse()
+    }
+
+    #[inline]
+    fn turn(&self) -> Player {
+        self.side
+    }
+
+    fn legal_moves(&self, out: &mut MoveList<Move>) {
+        self.each_move(|mv| out.push(mv));
+    }
+
+    fn count_legal(&self) -> u64 {
+        let mut n = 0;
+        self.each_move(|_| n += 1);
+        n
+    }
+
+    fn check(&self, mv: &Move) -> Result<(), IllegalMove> {
+        if self.outcome().is_some() {
+            return Err(IllegalMove::GameOver);
+        }
+        match self.why_illegal(mv) {
+            Some(reason) => Err(IllegalMove::rule(mv, reason)),
+            None => Ok(()),
+        }
+    }
+
+    #[inline]
+    fn play_unchecked(&mut self, mv: &Move) {
+        let side = self.side.index();
+        self.hash ^= walls_hash(self.frozen, &FROZEN_KEYS);
+        match *mv {
+            Move::Step(to) => {
+                self.hash ^= KNIGHT_KEYS[side * 16 + self.knights[side] as usize]
+                    ^ KNIGHT_KEYS[side * 16 + to.index()];
+                self.knights[side] = to.index() as u8;
+                self.frozen = 0;
+            }
+            Move::Swing { from, to } => {
+                self.walls ^= from.bit() | to.bit();
+                self.hash ^= WALL_KEYS[from.index()] ^ WALL_KEYS[to.index()];
+                self.frozen = self.walls & TABLES.freeze[to.index()];
+            }
+        }
+        self.hash ^= walls_hash(self.frozen, &FROZEN_KEYS) ^ SIDE_KEY;
+        self.side = self.side.other();
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        if let Some(p) = self.in_fortress() {
+            return Some(Outcome::win(p, Termination::Fortress));
+        }
+        if self.trapped(self.side) {
+            return Some(Outcome::win(self.side.other(), Termination::Trap));
+        }
+        if self.count_legal() == 0 {
+            return Some(Outcome::win(self.side.other(), Termination::NoMoves));
+        }
+        None
+    }
+
+    #[inline]
+    fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    fn hash_from_scratch(&self) -> u64 {
+        self.compute_hash()
+    }
+
+    /// Walls, knights and the side to move, exactly (49 bits): what the repetition rule compares.
+    #[inline]
+    fn repetition_key(&self) -> u64 {
+        self.walls
+            | u64::from(self.knights[0]) << 40
+            | u64::from(self.knights[1]) << 44
+            | (self.side.index() as u64) << 48
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        notation::write(self, f)
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "alcazar::Position({self})")
+    }
+}

@@ -1,0 +1,182 @@
+//! Invariants along random games of every game, driven by proptest seeds:
+//! - the incremental hash equals the hash computed from scratch;
+//! - parse(display(position)) == position, and parse(display(move)) == move, leniently too;
+//! - `legal_moves` ⇔ `is_legal`, also for random moves that are mostly illegal;
+//! - an illegal `play` hands the position back untouched;
+//! - `count_legal` agrees with `legal_moves`;
+//! - every game terminates, and it has an outcome exactly when no legal move is left.
+
+use pillarz::rules::record::Record;
+use pillarz::rules::{Game, MoveList, Variant, Variants, alcazar, pilastri, pillarz as pz, pyrga};
+use proptest::prelude::*;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+/// Random moves of a game, mostly illegal, to probe `is_legal` from the other side.
+trait RandomMove: Game {
+    fn random_move(rng: &mut SmallRng) -> Self::Move;
+}
+
+fn letter(rng: &mut SmallRng, n: u8) -> char {
+    (b'a' + rng.random_range(0..n)) as char
+}
+
+fn digit(rng: &mut SmallRng, n: u8) -> char {
+    (b'1' + rng.random_range(0..n)) as char
+}
+
+impl RandomMove for pz::Position {
+    fn random_move(rng: &mut SmallRng) -> pz::Move {
+        let kind = rng.random_range(0..3);
+        let mut sq = || format!("{}{}", letter(rng, 5), digit(rng, 5));
+        let text = match kind {
+            0 => format!("{}+{}", sq(), sq()),
+            1 => format!("{}-{}", sq(), sq()),
+            _ => format!("{}-{}^{}", sq(), sq(), sq()),
+        };
+        text.parse().unwrap()
+    }
+}
+
+impl RandomMove for pilastri::Position {
+    fn random_move(rng: &mut SmallRng) -> pilastri::Move {
+        let a = format!("{}{}", letter(rng, 8), digit(rng, 8));
+        let b = format!("{}{}", letter(rng, 8), digit(rng, 8));
+        format!("{a}-{b}").parse().unwrap()
+    }
+}
+
+impl RandomMove for pyrga::Position {
+    fn random_move(rng: &mut SmallRng) -> pyrga::Move {
+        let space = format!("{}{}", letter(rng, 4), digit(rng, 4));
+        let text = match rng.random_range(0..3) {
+            0 => format!("S{space}"),
+            1 => format!("C{space}"),
+            _ => format!("T{space}{}", ['N', 'E', 'S', 'W'][rng.random_range(0..4)]),
+        };
+        text.parse().unwrap()
+    }
+}
+
+impl RandomMove for alcazar::Position {
+    fn random_move(rng: &mut SmallRng) -> alcazar::Move {
+        loop {
+            let text = if rng.random_bool(0.3) {
+                format!(
+                    "K{}{}",
+                    ['b', 'd', 'f', 'h'][rng.random_range(0..4)],
+                    ['2', '4', '6', '8'][rng.random_range(0..4)]
+                )
+            } else {
+                let mut slot = || {
+                    let (x, y) = (rng.random_range(0..9u8), rng.random_range(0..9u8));
+                    format!("{}{}", (b'a' + x) as char, (b'1' + y) as char)
+                };
+                format!("{}{}", slot(), slot())
+            };
+            if let Ok(mv) = text.parse() {
+                return mv;
+            }
+        }
+    }
+}
+
+/// Plays one random game from the start, checking every invariant at every ply; returns its
+/// length.
+fn random_game<G: RandomMove>(variants: Variants, seed: u64, max_plies: usize) -> usize {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut record = Record::new(G::start(variants));
+    let mut moves = MoveList::new();
+    for ply in 0..=max_plies {
+        let pos = record.position().clone();
+        assert_eq!(
+            pos.hash(),
+            pos.hash_from_scratch(),
+            "hash at ply {ply}: {pos}"
+        );
+        let text = pos.to_string();
+        assert_eq!(
+            G::parse_position(&text, variants).unwrap(),
+            pos,
+            "round trip of {text}"
+        );
+
+        moves.clear();
+        record.legal_moves(&mut moves);
+        if !G::FORBIDS_REPETITION {
+            assert_eq!(
+                pos.count_legal(),
+                moves.len() as u64,
+                "count_legal at {text}"
+            );
+        }
+        assert_eq!(
+            record.outcome().is_some(),
+            moves.is_empty(),
+            "outcome at {text}"
+        );
+        for mv in &moves {
+            assert!(
+                record.check(mv).is_ok(),
+                "{mv} listed but refused at {text}"
+            );
+            let shown = mv.to_string();
+            assert_eq!(G::parse_move(&shown).unwrap(), *mv);
+            let sloppy = format!("  {} ", shown.to_uppercase());
+            assert_eq!(G::parse_move(&sloppy).unwrap(), *mv, "lenient {sloppy:?}");
+        }
+        for _ in 0..20 {
+            let probe = G::random_move(&mut rng);
+            assert_eq!(
+                record.check(&probe).is_ok(),
+                moves.contains(&probe),
+                "{probe} at {text}"
+            );
+            if !moves.contains(&probe) {
+                let err = pos.clone().play(&probe);
+                if let Err(refused) = err {
+                    assert_eq!(
+                        refused.position, pos,
+                        "an illegal play changed the position"
+                    );
+                }
+            }
+        }
+        if moves.is_empty() {
+            return ply;
+        }
+        let mv = moves[rng.random_range(0..moves.len())];
+        record.play(mv).unwrap();
+    }
+    panic!("game did not end within {max_plies} plies (seed {seed})");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn pillarz_random_games(seed in any::<u64>()) {
+        // Two placements, then every turn adds a block to a board that holds 100.
+        let plies = random_game::<pz::Position>(Variants::NONE, seed, 102);
+        prop_assert!(plies >= 3);
+    }
+
+    #[test]
+    fn pilastri_random_games(seed in any::<u64>(), size8 in any::<bool>(), jumpers in any::<bool>()) {
+        let mut v = Variants::NONE;
+        if size8 { v = v.with(Variant::Size8); }
+        if jumpers { v = v.with(Variant::Jumpers); }
+        let plies = random_game::<pilastri::Position>(v, seed, 4096);
+        prop_assert!(plies >= 6, "no game ends within six plies");
+    }
+
+    #[test]
+    fn pyrga_random_games(seed in any::<u64>()) {
+        random_game::<pyrga::Position>(Variants::NONE, seed, 30);
+    }
+
+    #[test]
+    fn alcazar_random_games(seed in any::<u64>()) {
+        random_game::<alcazar::Position>(Variants::NONE, seed, 20_000);
+    }
+}

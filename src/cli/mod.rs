@@ -5,7 +5,9 @@
 //! errors exit 2 as well).
 
 mod bench_movegen;
+mod openapi;
 mod perft;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -26,8 +28,14 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the HTTP service.
+    Serve(crate::service::configuration::ServeArgs),
+    /// Count move sequences (the public check of the rules).
     Perft(perft::Args),
+    /// Measure move-generation speed on fixed positions.
     BenchMovegen(bench_movegen::Args),
+    /// Print the OpenAPI document.
+    Openapi(openapi::Args),
 }
 
 /// An error that already knows its exit code.
@@ -64,7 +72,9 @@ pub fn main() -> ExitCode {
 
 pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
     match cli.command {
+        Command::Serve(args) => serve::run(args),
         Command::Perft(args) => perft::run(args),
+        Command::Openapi(args) => openapi::run(args),
         Command::BenchMovegen(args) => bench_movegen::run(args),
     }
 }

@@ -98,10 +98,11 @@ impl Position {
         let me = self.knights[self.side.index()];
         let them = self.knights[self.side.other().index()];
         for (wall, beyond) in TABLES.steps[me as usize] {
-            if let Some(to) = beyond {
-                if self.walls & (1 << wall) == 0 && to != them {
-                    f(Move::Step(Square::from_index_unchecked(to)));
-                }
+            if let Some(to) = beyond
+                && self.walls & (1 << wall) == 0
+                && to != them
+            {
+                f(Move::Step(Square::from_index_unchecked(to)));
             }
         }
         let knights = self.knights_mask();

@@ -165,13 +165,13 @@ impl Game for Position {
         for from in ones(self.top[self.side.index()]) {
             let h = self.heights[from as usize];
             for dir in Dir::ALL {
-                if let Some(to) = first_stack(self.occupied, from as usize, dir) {
-                    if self.may_land(h, self.heights[to]) {
-                        out.push(Move {
-                            from: Square::from_index_unchecked(from),
-                            to: Square::from_index_unchecked(to as u8),
-                        });
-                    }
+                if let Some(to) = first_stack(self.occupied, from as usize, dir)
+                    && self.may_land(h, self.heights[to])
+                {
+                    out.push(Move {
+                        from: Square::from_index_unchecked(from),
+                        to: Square::from_index_unchecked(to as u8),
+                    });
                 }
             }
         }

@@ -304,10 +304,10 @@ impl Game for Position {
         if self.holding(shape) & mv.space.bit() != 0 {
             return reason(format!("{} already holds a {shape:?}", mv.space).to_lowercase());
         }
-        if let Piece::Triangle(d) = mv.piece {
-            if RAYS[d as usize][mv.space.index()] == 0 {
-                return reason("the triangle points off the board".into());
-            }
+        if let Piece::Triangle(d) = mv.piece
+            && RAYS[d as usize][mv.space.index()] == 0
+        {
+            return reason("the triangle points off the board".into());
         }
         if self.playable() & mv.space.bit() == 0 {
             return reason(if self.playable() == self.constrained() {

@@ -1,0 +1,263 @@
+//! The HTTP API's request and response types, shared by the server and the CLI client so the
+//! two cannot drift. Field docs here become the OpenAPI text.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// A seat at the table: `p1` moves first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Seat {
+    P1,
+    P2,
+}
+
+/// Whether a game is still being played.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ongoing,
+    Finished,
+}
+
+/// Who won a finished game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum GameResult {
+    P1,
+    P2,
+    Draw,
+}
+
+/// How a finished game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TerminationKind {
+    /// pillarz: a pawn reached level 3.
+    Goal,
+    /// pillarz: the side to move could not move; Alcazar: a knight was walled in.
+    Trap,
+    /// Alcazar: a knight entered the opponent's fortress.
+    Fortress,
+    /// Pilastri, Alcazar: the side to move had no legal move.
+    NoMoves,
+    /// Pyrga: three controlled completed towers.
+    Towers,
+    /// Pyrga: nobody could place; decided by the tie-break counts.
+    Tiebreak,
+    /// A clock reached zero.
+    Timeout,
+    /// A player resigned.
+    Resign,
+}
+
+/// A Fischer time control: every player starts with `initial_ms` and gains `increment_ms`
+/// after each of their moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"initial_ms": 300000, "increment_ms": 3000}))]
+pub struct TimeControl {
+    /// Starting time per player, in milliseconds (1 to 86,400,000).
+    pub initial_ms: u64,
+    /// Time added after each move, in milliseconds (0 to 3,600,000).
+    pub increment_ms: u64,
+}
+
+/// `POST /v1/games`: a new game.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"game": "pillarz", "time_control": {"initial_ms": 300000, "increment_ms": 3000}}))]
+pub struct CreateGame {
+    /// `pillarz`, `pilastri`, `pyrga` or `alcazar`.
+    pub game: String,
+    /// Rules variants: `size-8` and `jumpers` (Pilastri only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<String>,
+    /// Absent for an untimed game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<TimeControl>,
+    /// Start from this position (the game's notation) instead of the initial one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<String>,
+}
+
+/// The clocks of a timed game. Only the side to move has a running clock.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ClockView {
+    /// The starting time per player, in milliseconds.
+    pub initial_ms: u64,
+    /// The time added after each move, in milliseconds.
+    pub increment_ms: u64,
+    /// Time left per seat as of `server_now`, in milliseconds.
+    #[schema(example = json!({"p1": 297512, "p2": 300000}))]
+    pub remaining_ms: BTreeMap<Seat, u64>,
+    /// The seat whose clock is running, or null when the game is over.
+    pub running: Option<Seat>,
+    /// When the running clock started, in epoch milliseconds.
+    pub turn_started_at: u64,
+    /// The server's time when this view was made, in epoch milliseconds.
+    pub server_now: u64,
+}
+
+/// A game as everyone may see it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({
+    "id": "7b0d5c8e-3f51-4a8e-9a8c-2c1a0e3f9d11", "game": "pillarz", "variants": [],
+    "start_position": "00000/00000/00000/00000/00000 1",
+    "position": "00000/00000/00000/00000/00x00x0 2", "turn": "p2", "ply": 1, "version": 2,
+    "status": "ongoing", "result": null, "termination": null, "moves": ["b1+d1"], "clock": null
+}))]
+pub struct GameView {
+    /// The game's id (a UUID).
+    pub id: String,
+    /// Which game is played.
+    pub game: String,
+    /// Variants in force.
+    pub variants: Vec<String>,
+    /// The position the game started from.
+    pub start_position: String,
+    /// The current position, in the game's notation.
+    pub position: String,
+    /// The seat to move (in a finished game: the seat that would move next).
+    pub turn: Seat,
+    /// Moves played so far.
+    pub ply: u64,
+    /// Increases with every change; also sent as the `ETag`.
+    pub version: u64,
+    /// `ongoing` or `finished`.
+    pub status: Status,
+    /// Set when the game is finished.
+    pub result: Option<GameResult>,
+    /// Set when the game is finished.
+    pub termination: Option<TerminationKind>,
+    /// Every move played, in canonical notation.
+    pub moves: Vec<String>,
+    /// Null for an untimed game.
+    pub clock: Option<ClockView>,
+}
+
+/// The answer to `POST /v1/games`: the game and its seat tokens, shown only this once.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct CreatedGame {
+    /// The new game.
+    pub game: GameView,
+    /// One secret bearer token per seat: send it as `Authorization: Bearer <token>` to move
+    /// or resign for that seat.
+    #[schema(example = json!({"p1": "9f2c…", "p2": "41ab…"}))]
+    pub tokens: BTreeMap<Seat, String>,
+}
+
+/// `POST /v1/games/{id}/moves`.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"move": "b2-c3^d4", "expected_ply": 4}))]
+pub struct SubmitMove {
+    /// The move in the game's notation; any case and spaces are accepted.
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// If given, the move is refused with `409 stale_version` unless exactly this many moves
+    /// have been played.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_ply: Option<u64>,
+}
+
+/// The legal moves of a game's current position.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct LegalMoves {
+    /// Moves played so far.
+    pub ply: u64,
+    /// The seat to move.
+    pub turn: Seat,
+    /// Every legal move in canonical notation; empty when the game is over.
+    #[schema(example = json!(["Kb6", "Kd8", "e8d9"]))]
+    pub moves: Vec<String>,
+}
+
+/// One game of the catalog.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct CatalogGame {
+    /// The name used in requests.
+    pub game: String,
+    /// The game's display name.
+    pub title: String,
+    /// The variants it accepts.
+    pub variants: Vec<CatalogVariant>,
+    /// The seats, in turn order.
+    pub seats: Vec<CatalogSeat>,
+    /// The initial position, in the game's notation.
+    pub start_position: String,
+    /// How positions are written.
+    pub position_notation: String,
+    /// How moves are written.
+    pub move_notation: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct CatalogVariant {
+    /// The name used in requests.
+    pub name: String,
+    /// What the variant changes.
+    pub description: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct CatalogSeat {
+    /// The seat's API name.
+    pub seat: Seat,
+    /// What the rules call this side.
+    pub name: String,
+    /// The colour of its pieces.
+    pub colour: String,
+}
+
+/// Everything the service plays.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct Catalog {
+    /// The four games.
+    pub games: Vec<CatalogGame>,
+    /// The accepted time controls.
+    pub time_controls: TimeControlLimits,
+}
+
+/// The time controls accepted at creation (or none, for an untimed game).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct TimeControlLimits {
+    /// Smallest `initial_ms`.
+    pub min_initial_ms: u64,
+    /// Largest `initial_ms`.
+    pub max_initial_ms: u64,
+    /// Largest `increment_ms`.
+    pub max_increment_ms: u64,
+}
+
+/// An error, as `application/problem+json` (RFC 9457).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({
+    "type": "https://pillarz.dev/problems/illegal_move", "title": "Illegal move", "status": 422,
+    "code": "illegal_move", "detail": "b2-c3^d4 is not legal here: c3 is occupied",
+    "request_id": "0f0e4f7a-2b1d-4a39-8a36-1f6fb2a9d0c1"
+}))]
+pub struct Problem {
+    /// A URI naming the kind of problem.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// A short summary of the problem kind.
+    pub title: String,
+    /// The HTTP status.
+    pub status: u16,
+    /// The stable, machine-readable error code.
+    pub code: String,
+    /// What exactly went wrong, for people.
+    pub detail: String,
+    /// The id of the request, also in the server's logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+}
+
+/// A health check's answer.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct Health {
+    /// `ok`, or what is wrong.
+    pub status: String,
+}

@@ -1,0 +1,33 @@
+//! `pillarz serve`: run the HTTP service.
+
+use std::process::ExitCode;
+
+use crate::service::configuration::{ServeArgs, Settings, StoreSettings};
+use crate::service::startup::Application;
+use crate::service::telemetry;
+
+use super::CliError;
+
+pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
+    let settings = Settings::from_args(args).map_err(CliError::Usage)?;
+    telemetry::init(settings.json_logs);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(anyhow::Error::from)?;
+    runtime.block_on(async move {
+        let store = match &settings.store {
+            StoreSettings::Memory => "the embedded in-memory store".to_string(),
+            StoreSettings::Redis { url, prefix } => format!("Redis at {url} (keys {prefix}:*)"),
+        };
+        let app = Application::build(settings.clone())?;
+        let base = format!("http://{}:{}", settings.listen.ip(), app.port());
+        tracing::info!(%base, %store, "pillarz is serving");
+        println!("pillarz is serving on {base} with {store}");
+        println!("  API:  {base}/v1/catalog");
+        println!("  docs: {base}/docs (OpenAPI at {base}/openapi.json)");
+        app.run_until_stopped().await?;
+        Ok::<_, anyhow::Error>(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,39 @@
+//! A seat's secret bearer token. Only its SHA-256 is stored, so a leaked store does not leak
+//! the right to move.
+
+use rand::RngCore;
+use sha2::{Digest, Sha256};
+
+#[derive(Clone, PartialEq, Eq)]
+pub struct SeatToken(String);
+
+impl std::fmt::Debug for SeatToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SeatToken(…)")
+    }
+}
+
+impl SeatToken {
+    /// A fresh token: 32 random bytes from the OS-seeded generator, hex-encoded.
+    pub fn generate() -> SeatToken {
+        let mut bytes = [0u8; 32];
+        rand::rng().fill_bytes(&mut bytes);
+        SeatToken(hex::encode(bytes))
+    }
+
+    /// From an `Authorization` header value: `Bearer <64 hex digits>`.
+    pub fn from_authorization(header: &str) -> Option<SeatToken> {
+        let token = header.strip_prefix("Bearer ")?.trim();
+        (token.len() == 64 && token.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| SeatToken(token.to_ascii_lowercase()))
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// What the store keeps.
+    pub fn digest(&self) -> String {
+        hex::encode(Sha256::digest(self.0.as_bytes()))
+    }
+}

@@ -1,0 +1,215 @@
+//! Every error the API can answer with: a stable `code`, its HTTP status from one table, and
+//! an `application/problem+json` body.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+
+use crate::api::Problem;
+use crate::rules::{IllegalMove, RulesError};
+
+use super::store::StoreError;
+
+/// The stable error codes. Adding one means adding its row to [`ErrorCode::TABLE`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorCode {
+    BadRequest,
+    BadNotation,
+    BadPosition,
+    Unauthenticated,
+    WrongSeat,
+    GameNotFound,
+    NotFound,
+    MethodNotAllowed,
+    NotYourTurn,
+    StaleVersion,
+    GameOver,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    IllegalMove,
+    StoreUnavailable,
+    Internal,
+}
+
+impl ErrorCode {
+    /// The one table from code to name, status and title.
+    const TABLE: [(ErrorCode, &'static str, u16, &'static str); 16] = [
+        (ErrorCode::BadRequest, "bad_request", 400, "Bad request"),
+        (
+            ErrorCode::BadNotation,
+            "bad_notation",
+            400,
+            "Bad move notation",
+        ),
+        (ErrorCode::BadPosition, "bad_position", 400, "Bad position"),
+        (
+            ErrorCode::Unauthenticated,
+            "unauthenticated",
+            401,
+            "Unauthenticated",
+        ),
+        (
+            ErrorCode::WrongSeat,
+            "wrong_seat",
+            403,
+            "Not a seat of this game",
+        ),
+        (
+            ErrorCode::GameNotFound,
+            "game_not_found",
+            404,
+            "Game not found",
+        ),
+        (ErrorCode::NotFound, "not_found", 404, "Not found"),
+        (
+            ErrorCode::MethodNotAllowed,
+            "method_not_allowed",
+            405,
+            "Method not allowed",
+        ),
+        (
+            ErrorCode::NotYourTurn,
+            "not_your_turn",
+            409,
+            "Not your turn",
+        ),
+        (
+            ErrorCode::StaleVersion,
+            "stale_version",
+            409,
+            "Stale version",
+        ),
+        (ErrorCode::GameOver, "game_over", 409, "Game over"),
+        (
+            ErrorCode::PayloadTooLarge,
+            "payload_too_large",
+            413,
+            "Payload too large",
+        ),
+        (
+            ErrorCode::UnsupportedMediaType,
+            "unsupported_media_type",
+            415,
+            "Unsupported media type",
+        ),
+        (ErrorCode::IllegalMove, "illegal_move", 422, "Illegal move"),
+        (
+            ErrorCode::StoreUnavailable,
+            "store_unavailable",
+            503,
+            "Store unavailable",
+        ),
+        (ErrorCode::Internal, "internal", 500, "Internal error"),
+    ];
+
+    fn row(self) -> (&'static str, u16, &'static str) {
+        let (_, name, status, title) = Self::TABLE
+            .iter()
+            .find(|(code, ..)| *code == self)
+            .expect("every code has a row");
+        (name, *status, title)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        self.row().0
+    }
+
+    pub fn status(self) -> StatusCode {
+        StatusCode::from_u16(self.row().1).expect("valid status")
+    }
+
+    pub fn title(self) -> &'static str {
+        self.row().2
+    }
+
+    /// Every code with its status, for the documentation.
+    pub fn all() -> impl Iterator<Item = (&'static str, u16)> {
+        Self::TABLE
+            .iter()
+            .map(|(_, name, status, _)| (*name, *status))
+    }
+}
+
+/// An error answer.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{code:?}: {detail}")]
+pub struct ApiError {
+    pub code: ErrorCode,
+    pub detail: String,
+    /// Seconds, for `503`s: when to try again.
+    pub retry_after: Option<u32>,
+}
+
+impl ApiError {
+    pub fn new(code: ErrorCode, detail: impl Into<String>) -> ApiError {
+        ApiError {
+            code,
+            detail: detail.into(),
+            retry_after: None,
+        }
+    }
+
+    pub fn game_not_found(id: &str) -> ApiError {
+        ApiError::new(ErrorCode::GameNotFound, format!("no game with id {id:?}"))
+    }
+
+    pub fn problem(&self) -> Problem {
+        Problem {
+            kind: format!("https://pillarz.dev/problems/{}", self.code.as_str()),
+            title: self.code.title().to_string(),
+            status: self.code.status().as_u16(),
+            code: self.code.as_str().to_string(),
+            detail: self.detail.clone(),
+            request_id: super::request_id::current(),
+        }
+    }
+}
+
+/// The header value of problem responses.
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.code.status()
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let mut response = HttpResponse::build(self.status_code());
+        response.insert_header((header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON)));
+        if let Some(secs) = self.retry_after {
+            response.insert_header((header::RETRY_AFTER, secs.to_string()));
+        }
+        response.json(self.problem())
+    }
+}
+
+impl From<RulesError> for ApiError {
+    fn from(e: RulesError) -> ApiError {
+        let code = match &e {
+            RulesError::UnknownGame(_)
+            | RulesError::UnknownVariant(_)
+            | RulesError::UnsupportedVariant { .. } => ErrorCode::BadRequest,
+            RulesError::BadPosition { .. } => ErrorCode::BadPosition,
+            RulesError::BadNotation { .. } => ErrorCode::BadNotation,
+            RulesError::Illegal(IllegalMove::GameOver) => ErrorCode::GameOver,
+            RulesError::Illegal(_) => ErrorCode::IllegalMove,
+        };
+        ApiError::new(code, e.to_string())
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        match e {
+            StoreError::Unavailable(detail) => ApiError {
+                code: ErrorCode::StoreUnavailable,
+                detail: format!("the game store is unavailable: {detail}"),
+                retry_after: Some(1),
+            },
+            StoreError::Corrupt(detail) => {
+                tracing::error!(%detail, "corrupt record in the store");
+                ApiError::new(ErrorCode::Internal, "a stored game could not be read")
+            }
+        }
+    }
+}

@@ -1,0 +1,17 @@
+//! The HTTP service: stateless replicas in front of a shared store.
+//!
+//! Layout: `configuration` (settings), `telemetry` (logs), `startup` (the app, shared by
+//! `pillarz serve` and the tests), `routes/<resource>`, `games` (the compare-and-set loop),
+//! `domain` (validated types and the stored game), `store` (memory or Redis), `error` (the one
+//! table of error codes).
+
+pub mod configuration;
+pub mod domain;
+pub mod error;
+pub mod games;
+pub mod request_id;
+pub mod routes;
+pub mod startup;
+pub mod state;
+pub mod store;
+pub mod telemetry;

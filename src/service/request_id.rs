@@ -1,0 +1,53 @@
+//! Every request gets an id: echoed in `X-Request-Id`, written in its log line and in the body
+//! of every error answer, so a client's complaint leads straight to the log.
+
+use std::time::Instant;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+use uuid::Uuid;
+
+tokio::task_local! {
+    static REQUEST_ID: String;
+}
+
+pub const HEADER: &str = "x-request-id";
+
+/// The id of the request being served, if called while serving one.
+pub fn current() -> Option<String> {
+    REQUEST_ID.try_with(Clone::clone).ok()
+}
+
+/// Middleware: assigns the id, logs the request, sets the header.
+pub async fn middleware(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let id = Uuid::new_v4().to_string();
+    let method = req.method().clone();
+    let path = req.path().to_string();
+    let started = Instant::now();
+    let result = REQUEST_ID.scope(id.clone(), next.call(req)).await;
+    let millis = started.elapsed().as_secs_f64() * 1000.0;
+    match result {
+        Ok(mut res) => {
+            let status = res.status().as_u16();
+            if status >= 500 {
+                tracing::warn!(request_id = %id, %method, %path, status, millis, "request");
+            } else {
+                tracing::info!(request_id = %id, %method, %path, status, millis, "request");
+            }
+            if let Ok(value) = HeaderValue::from_str(&id) {
+                res.headers_mut()
+                    .insert(HeaderName::from_static(HEADER), value);
+            }
+            Ok(res)
+        }
+        Err(e) => {
+            tracing::warn!(request_id = %id, %method, %path, error = %e, "request failed");
+            Err(e)
+        }
+    }
+}

@@ -1,0 +1,33 @@
+//! `GET /v1/games/{id}/clock`.
+
+use actix_web::{HttpResponse, web};
+
+use super::game_id;
+use crate::api::{ClockView, Problem};
+use crate::service::error::{ApiError, ErrorCode};
+use crate::service::games;
+use crate::service::state::AppState;
+
+/// The clocks: time left per seat, whose clock runs, since when, and the server's time.
+#[utoipa::path(
+    get,
+    path = "/v1/games/{id}/clock",
+    tag = "games",
+    params(("id" = String, Path, description = "The game's UUID")),
+    responses(
+        (status = 200, description = "The clocks", body = ClockView),
+        (status = 404, description = "`game_not_found`, or `not_found` for an untimed game", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn clock(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&path)?;
+    let (game, now) = games::read(&state, id).await?;
+    let view = game.clock_view(now).ok_or_else(|| {
+        ApiError::new(ErrorCode::NotFound, "this game is untimed: it has no clock")
+    })?;
+    Ok(HttpResponse::Ok().json(view))
+}

@@ -1,0 +1,101 @@
+//! `POST /v1/games` and `GET /v1/games/{id}`.
+
+use actix_web::http::{StatusCode, header};
+use actix_web::{HttpRequest, HttpResponse, web};
+
+use super::{game_id, json_with_etag};
+use crate::api::{CreateGame, CreatedGame, GameView, Problem, Seat};
+use crate::rules::{AnyRecord, GameKind};
+use crate::service::domain::{GameId, StoredGame, ValidTimeControl};
+use crate::service::error::{ApiError, ErrorCode};
+use crate::service::games;
+use crate::service::state::{AppState, now_ms};
+
+/// Create a game. The answer holds the seat tokens: they are shown only here.
+#[utoipa::path(
+    post,
+    path = "/v1/games",
+    tag = "games",
+    request_body = CreateGame,
+    responses(
+        (status = 201, description = "Created; `Location` names the game", body = CreatedGame,
+         headers(("Location" = String, description = "/v1/games/{id}"))),
+        (status = 400, description = "`bad_request` (unknown game or variant, bad time control, bad JSON) or `bad_position`",
+         body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "`payload_too_large`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn create(
+    state: web::Data<AppState>,
+    body: web::Json<CreateGame>,
+) -> Result<HttpResponse, ApiError> {
+    let request = body.into_inner();
+    let kind: GameKind = request
+        .game
+        .parse()
+        .map_err(|e: crate::rules::ParseGameKindError| {
+            ApiError::new(ErrorCode::BadRequest, e.to_string())
+        })?;
+    let variants = kind.variants(&request.variants)?;
+    let time_control = request
+        .time_control
+        .map(ValidTimeControl::parse)
+        .transpose()
+        .map_err(|e| ApiError::new(ErrorCode::BadRequest, e))?;
+    let rules = AnyRecord::new(kind, variants, request.position.as_deref())?;
+    let now = now_ms();
+    let (game, tokens) = StoredGame::create(GameId::new_random(), rules, time_control, now);
+    state
+        .store
+        .create(&game.id().to_string(), &game.encode())
+        .await?;
+    tracing::info!(game = %game.id(), kind = %kind, "game created");
+    let created = CreatedGame {
+        game: game.view(now),
+        tokens: [(Seat::P1, &tokens[0]), (Seat::P2, &tokens[1])]
+            .into_iter()
+            .map(|(seat, t)| (seat, t.expose().to_string()))
+            .collect(),
+    };
+    Ok(HttpResponse::Created()
+        .insert_header((header::LOCATION, format!("/v1/games/{}", game.id())))
+        .insert_header((header::ETAG, format!("\"{}\"", game.version())))
+        .json(created))
+}
+
+/// Read a game: position, turn, moves, result and clocks. `ETag` is its version.
+#[utoipa::path(
+    get,
+    path = "/v1/games/{id}",
+    tag = "games",
+    params(("id" = String, Path, description = "The game's UUID")),
+    responses(
+        (status = 200, description = "The game", body = GameView,
+         headers(("ETag" = String, description = "The game's version, quoted"))),
+        (status = 304, description = "Not modified (`If-None-Match` matched the version)"),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn get(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&path)?;
+    let (game, now) = games::read(&state, id).await?;
+    let etag = format!("\"{}\"", game.version());
+    let unchanged = req
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag));
+    if unchanged {
+        return Ok(HttpResponse::NotModified()
+            .insert_header((header::ETAG, etag))
+            .finish());
+    }
+    let body = serde_json::to_string(&game.view(now)).expect("a view serializes");
+    Ok(json_with_etag(StatusCode::OK, game.version(), body))
+}

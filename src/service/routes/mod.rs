@@ -1,0 +1,122 @@
+//! The HTTP routes, one file per resource, and the one function that mounts them all (used by
+//! `pillarz serve` and by the tests alike).
+
+mod catalog;
+mod clock;
+mod docs;
+mod games;
+mod health;
+mod moves;
+mod resign;
+
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, web};
+
+use super::domain::{GameId, IdempotencyKey, SeatToken};
+use super::error::{ApiError, ErrorCode};
+
+pub use docs::ApiDoc;
+
+/// Mounts every route, the JSON limits and the problem+json answers for bad requests.
+pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
+    let json = web::JsonConfig::default()
+        .limit(body_limit)
+        .error_handler(|err, _req| json_error(err).into());
+    cfg.app_data(json)
+        .app_data(web::PayloadConfig::new(body_limit))
+        .service(resource("/v1/catalog").route(web::get().to(catalog::catalog)))
+        .service(resource("/v1/games").route(web::post().to(games::create)))
+        .service(resource("/v1/games/{id}").route(web::get().to(games::get)))
+        .service(resource("/v1/games/{id}/legal-moves").route(web::get().to(moves::legal)))
+        .service(resource("/v1/games/{id}/moves").route(web::post().to(moves::submit)))
+        .service(resource("/v1/games/{id}/resign").route(web::post().to(resign::resign)))
+        .service(resource("/v1/games/{id}/clock").route(web::get().to(clock::clock)))
+        .service(resource("/healthz/live").route(web::get().to(health::live)))
+        .service(resource("/healthz/ready").route(web::get().to(health::ready)))
+        .service(resource("/openapi.json").route(web::get().to(docs::openapi_json)))
+        .service(resource("/docs").route(web::get().to(docs::page)))
+        .service(resource("/docs/{file}").route(web::get().to(docs::asset)))
+        .default_service(web::to(not_found));
+}
+
+/// A resource that answers unknown methods with `405 method_not_allowed`.
+fn resource(path: &str) -> actix_web::Resource {
+    web::resource(path).default_service(web::to(method_not_allowed))
+}
+
+async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    Err(ApiError::new(
+        ErrorCode::NotFound,
+        format!("no route {} {}", req.method(), req.path()),
+    ))
+}
+
+async fn method_not_allowed(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    Err(ApiError::new(
+        ErrorCode::MethodNotAllowed,
+        format!("{} is not allowed on {}", req.method(), req.path()),
+    ))
+}
+
+fn json_error(err: actix_web::error::JsonPayloadError) -> ApiError {
+    use actix_web::error::JsonPayloadError as E;
+    match err {
+        E::OverflowKnownLength { .. } | E::Overflow { .. } => {
+            ApiError::new(ErrorCode::PayloadTooLarge, err.to_string())
+        }
+        E::ContentType => ApiError::new(
+            ErrorCode::UnsupportedMediaType,
+            "send the body as application/json",
+        ),
+        other => ApiError::new(ErrorCode::BadRequest, format!("invalid JSON body: {other}")),
+    }
+}
+
+/// The game id of a path, or `404` for anything that is not a UUID.
+fn game_id(raw: &str) -> Result<GameId, ApiError> {
+    GameId::parse(raw).ok_or_else(|| ApiError::game_not_found(raw))
+}
+
+/// The seat token of `Authorization: Bearer <token>`.
+fn bearer(req: &HttpRequest) -> Result<SeatToken, ApiError> {
+    let header = req.headers().get(header::AUTHORIZATION).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::Unauthenticated,
+            "send a seat token as Authorization: Bearer <token>",
+        )
+    })?;
+    header
+        .to_str()
+        .ok()
+        .and_then(SeatToken::from_authorization)
+        .ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::Unauthenticated,
+                "the Authorization header must be \"Bearer <64 hex digits>\"",
+            )
+        })
+}
+
+/// The optional `Idempotency-Key` header.
+fn idempotency_key(req: &HttpRequest) -> Result<Option<IdempotencyKey>, ApiError> {
+    match req.headers().get("idempotency-key") {
+        None => Ok(None),
+        Some(value) => value
+            .to_str()
+            .map_err(|_| "Idempotency-Key must be ASCII".to_string())
+            .and_then(IdempotencyKey::parse)
+            .map(Some)
+            .map_err(|e| ApiError::new(ErrorCode::BadRequest, e)),
+    }
+}
+
+/// A JSON answer with the game's version as its `ETag`.
+fn json_with_etag(status: actix_web::http::StatusCode, version: u64, body: String) -> HttpResponse {
+    HttpResponse::build(status)
+        .insert_header((
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        ))
+        .insert_header((header::ETAG, format!("\"{version}\"")))
+        .body(body)
+}

@@ -1,0 +1,56 @@
+//! `POST /v1/games/{id}/resign`.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+
+use super::moves::view_answer;
+use super::{bearer, game_id, idempotency_key};
+use crate::api::{GameView, Problem};
+use crate::service::error::{ApiError, ErrorCode};
+use crate::service::games;
+use crate::service::state::AppState;
+
+/// Resign for the seat whose token is sent; the opponent wins.
+#[utoipa::path(
+    post,
+    path = "/v1/games/{id}/resign",
+    tag = "games",
+    params(
+        ("id" = String, Path, description = "The game's UUID"),
+        ("Authorization" = String, Header, description = "`Bearer <seat token>`"),
+        ("Idempotency-Key" = Option<String>, Header, description = "As for moves"),
+    ),
+    responses(
+        (status = 200, description = "The finished game", body = GameView),
+        (status = 401, description = "`unauthenticated`", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`wrong_seat`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`game_over`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn resign(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&path)?;
+    let token = bearer(&req)?;
+    let key = idempotency_key(&req)?;
+    let written = games::write(
+        &state,
+        id,
+        key.as_ref(),
+        |game, now| {
+            let seat = game.seat_for(&token).ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::WrongSeat,
+                    "this token holds no seat in this game",
+                )
+            })?;
+            game.resign(seat, now)
+        },
+        |game, _, now| serde_json::to_string(&game.view(now)).expect("a view serializes"),
+    )
+    .await?;
+    Ok(view_answer(written))
+}

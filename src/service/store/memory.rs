@@ -1,0 +1,91 @@
+//! The embedded store: a map behind a mutex, for one process (the default, and for tests that
+//! need no Redis). Expiry is checked lazily when a record is read.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use super::{IDEMPOTENCY_TTL, Versioned, WriteExtras};
+
+#[derive(Default)]
+pub struct MemoryStore {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    games: HashMap<String, (Versioned, Option<Instant>)>,
+    answers: HashMap<(String, String), (String, Instant)>,
+}
+
+impl Inner {
+    fn live(&mut self, id: &str) -> Option<&Versioned> {
+        let expired = matches!(self.games.get(id), Some((_, Some(at))) if *at <= Instant::now());
+        if expired {
+            self.games.remove(id);
+            self.answers.retain(|(game, _), _| game != id);
+        }
+        self.games.get(id).map(|(record, _)| record)
+    }
+}
+
+impl MemoryStore {
+    pub fn new() -> MemoryStore {
+        MemoryStore::default()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        // A panic while holding the lock cannot leave a half-written entry (every write is one
+        // insert), so a poisoned lock is still consistent.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn create(&self, id: &str, record: &Versioned) -> Result<(), super::StoreError> {
+        self.lock()
+            .games
+            .insert(id.to_string(), (record.clone(), None));
+        Ok(())
+    }
+
+    pub fn load(&self, id: &str) -> Option<Versioned> {
+        self.lock().live(id).cloned()
+    }
+
+    pub fn compare_and_set(
+        &self,
+        id: &str,
+        expected: u64,
+        record: &Versioned,
+        extras: WriteExtras<'_>,
+    ) -> bool {
+        let mut inner = self.lock();
+        if inner.live(id).map(|r| r.version) != Some(expected) {
+            return false;
+        }
+        let now = Instant::now();
+        let expires = extras.expire_after.map(|d| now + d);
+        inner
+            .games
+            .insert(id.to_string(), (record.clone(), expires));
+        if let Some((key, answer)) = extras.idempotent_answer {
+            inner.answers.insert(
+                (id.to_string(), key.to_string()),
+                (answer.to_string(), now + IDEMPOTENCY_TTL),
+            );
+        }
+        true
+    }
+
+    pub fn idempotent_answer(&self, id: &str, key: &str) -> Option<String> {
+        let mut inner = self.lock();
+        inner.live(id)?;
+        let slot = (id.to_string(), key.to_string());
+        match inner.answers.get(&slot) {
+            Some((_, until)) if *until <= Instant::now() => {
+                inner.answers.remove(&slot);
+                None
+            }
+            other => other.map(|(answer, _)| answer.clone()),
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! Where games live between requests: Redis in production, or an embedded in-memory store.
+//!
+//! The store knows nothing about games. It keeps, per game id, an opaque record with a version
+//! number, and replaces a record only if its version is still the one the writer read (a
+//! compare-and-set), which is how replicas that share one store never lose or duplicate a
+//! move. The answer to a request with an `Idempotency-Key` is saved in the same atomic step.
+
+mod memory;
+mod redis;
+
+use std::time::Duration;
+
+pub use memory::MemoryStore;
+pub use redis::RedisStore;
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum StoreError {
+    /// The store did not answer (Redis down, timed out); worth retrying later.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The store answered with something that is not a record of ours.
+    #[error("{0}")]
+    Corrupt(String),
+}
+
+/// A record as stored: its version and its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Versioned {
+    pub version: u64,
+    pub data: String,
+}
+
+/// What a compare-and-set writes besides the record.
+#[derive(Debug, Clone, Default)]
+pub struct WriteExtras<'a> {
+    /// Let the record expire this long after the write (finished games).
+    pub expire_after: Option<Duration>,
+    /// Remember `(key, answer)` as the answer to a request with this `Idempotency-Key`.
+    pub idempotent_answer: Option<(&'a str, &'a str)>,
+}
+
+/// How long an `Idempotency-Key`'s answer is remembered.
+pub const IDEMPOTENCY_TTL: Duration = Duration::from_secs(24 * 3600);
+
+/// The configured store.
+pub enum Store {
+    Memory(MemoryStore),
+    Redis(RedisStore),
+}
+
+impl Store {
+    /// Stores a new record (version 1 or whatever `record.version` says).
+    pub async fn create(&self, id: &str, record: &Versioned) -> Result<(), StoreError> {
+        match self {
+            Store::Memory(s) => s.create(id, record),
+            Store::Redis(s) => s.create(id, record).await,
+        }
+    }
+
+    pub async fn load(&self, id: &str) -> Result<Option<Versioned>, StoreError> {
+        match self {
+            Store::Memory(s) => Ok(s.load(id)),
+            Store::Redis(s) => s.load(id).await,
+        }
+    }
+
+    /// Replaces the record if its version is still `expected`; `false` if someone else wrote
+    /// first (or the record is gone).
+    pub async fn compare_and_set(
+        &self,
+        id: &str,
+        expected: u64,
+        record: &Versioned,
+        extras: WriteExtras<'_>,
+    ) -> Result<bool, StoreError> {
+        match self {
+            Store::Memory(s) => Ok(s.compare_and_set(id, expected, record, extras)),
+            Store::Redis(s) => s.compare_and_set(id, expected, record, extras).await,
+        }
+    }
+
+    /// The saved answer to an earlier request with this `Idempotency-Key`, if any.
+    pub async fn idempotent_answer(
+        &self,
+        id: &str,
+        key: &str,
+    ) -> Result<Option<String>, StoreError> {
+        match self {
+            Store::Memory(s) => Ok(s.idempotent_answer(id, key)),
+            Store::Redis(s) => s.idempotent_answer(id, key).await,
+        }
+    }
+
+    /// Whether the store answers.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        match self {
+            Store::Memory(_) => Ok(()),
+            Store::Redis(s) => s.ping().await,
+        }
+    }
+}

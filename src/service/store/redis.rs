@@ -1,0 +1,154 @@
+//! The Redis store. A game is one hash `<prefix>:{<id>}:g` with fields `v` (version) and `d`
+//! (the record); idempotent answers are `<prefix>:{<id>}:i:<key>`. The `{<id>}` hash tag puts
+//! every key of a game in one Redis Cluster slot, so the compare-and-set script touches one
+//! slot only.
+//!
+//! The connection is made on first use, not at start-up, so the service starts (and reports
+//! not-ready) while Redis is down; redis-rs's `ConnectionManager` then reconnects by itself.
+
+use std::time::Duration;
+
+use redis::AsyncCommands;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use tokio::sync::OnceCell;
+
+use super::{IDEMPOTENCY_TTL, StoreError, Versioned, WriteExtras};
+
+/// Replaces the record only if its version is still ARGV[1]; optionally sets its expiry and
+/// saves an idempotent answer in the same atomic step.
+const COMPARE_AND_SET: &str = r"
+if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'd', ARGV[3])
+if tonumber(ARGV[4]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
+if ARGV[5] ~= '' then redis.call('SET', KEYS[2], ARGV[5], 'PX', ARGV[6]) end
+if tonumber(ARGV[4]) > 0 and ARGV[5] ~= '' then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
+return 1
+";
+
+pub struct RedisStore {
+    client: redis::Client,
+    connection: OnceCell<ConnectionManager>,
+    prefix: String,
+    script: redis::Script,
+}
+
+fn unavailable(e: redis::RedisError) -> StoreError {
+    StoreError::Unavailable(e.to_string())
+}
+
+impl RedisStore {
+    /// A store for `url` whose keys all start with `prefix` (a namespace: tests use their own).
+    pub fn new(url: &str, prefix: &str) -> Result<RedisStore, redis::RedisError> {
+        Ok(RedisStore {
+            client: redis::Client::open(url)?,
+            connection: OnceCell::new(),
+            prefix: prefix.to_string(),
+            script: redis::Script::new(COMPARE_AND_SET),
+        })
+    }
+
+    async fn connection(&self) -> Result<ConnectionManager, StoreError> {
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(Duration::from_millis(1000)))
+            .set_response_timeout(Some(Duration::from_millis(2000)))
+            .set_number_of_retries(2)
+            .set_max_delay(Duration::from_millis(500));
+        self.connection
+            .get_or_try_init(|| self.client.get_connection_manager_with_config(config))
+            .await
+            .cloned()
+            .map_err(unavailable)
+    }
+
+    fn game_key(&self, id: &str) -> String {
+        format!("{}:{{{id}}}:g", self.prefix)
+    }
+
+    fn answer_key(&self, id: &str, key: &str) -> String {
+        format!("{}:{{{id}}}:i:{key}", self.prefix)
+    }
+
+    pub async fn create(&self, id: &str, record: &Versioned) -> Result<(), StoreError> {
+        let mut conn = self.connection().await?;
+        let _: () = conn
+            .hset_multiple(
+                self.game_key(id),
+                &[
+                    ("v", record.version.to_string()),
+                    ("d", record.data.clone()),
+                ],
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+
+    pub async fn load(&self, id: &str) -> Result<Option<Versioned>, StoreError> {
+        let mut conn = self.connection().await?;
+        let (version, data): (Option<String>, Option<String>) = redis::cmd("HMGET")
+            .arg(self.game_key(id))
+            .arg("v")
+            .arg("d")
+            .query_async(&mut conn)
+            .await
+            .map_err(unavailable)?;
+        match (version, data) {
+            (Some(v), Some(data)) => {
+                let version = v
+                    .parse()
+                    .map_err(|_| StoreError::Corrupt(format!("version {v:?} of game {id}")))?;
+                Ok(Some(Versioned { version, data }))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    pub async fn compare_and_set(
+        &self,
+        id: &str,
+        expected: u64,
+        record: &Versioned,
+        extras: WriteExtras<'_>,
+    ) -> Result<bool, StoreError> {
+        let mut conn = self.connection().await?;
+        let (answer_key, answer) = match extras.idempotent_answer {
+            Some((key, answer)) => (self.answer_key(id, key), answer),
+            None => (self.answer_key(id, "-"), ""),
+        };
+        let expire_ms = extras.expire_after.map_or(0, |d| d.as_millis() as u64);
+        let done: i64 = self
+            .script
+            .key(self.game_key(id))
+            .key(answer_key)
+            .arg(expected)
+            .arg(record.version)
+            .arg(&record.data)
+            .arg(expire_ms)
+            .arg(answer)
+            .arg(IDEMPOTENCY_TTL.as_millis() as u64)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(unavailable)?;
+        Ok(done == 1)
+    }
+
+    pub async fn idempotent_answer(
+        &self,
+        id: &str,
+        key: &str,
+    ) -> Result<Option<String>, StoreError> {
+        let mut conn = self.connection().await?;
+        conn.get(self.answer_key(id, key))
+            .await
+            .map_err(unavailable)
+    }
+
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        let mut conn = self.connection().await?;
+        let _: String = redis::cmd("PING")
+            .query_async(&mut conn)
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,239 @@
+//! The test harness: a real `redis-server` per test on a free port, and the real application
+//! (the same `Application::build` as `pillarz serve`) on port 0.
+
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use pillarz::api::{CreatedGame, GameView};
+use pillarz::service::configuration::{Settings, StoreSettings};
+use pillarz::service::startup::Application;
+use reqwest::{Response, StatusCode};
+use serde_json::{Value, json};
+
+/// A private `redis-server` on a free loopback port; killed when dropped.
+pub struct RedisServer {
+    pub port: u16,
+    child: Option<Child>,
+    /// With a data directory the server keeps an fsynced append-only file there, so its data
+    /// survives a restart.
+    data_dir: Option<std::path::PathBuf>,
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+impl RedisServer {
+    pub fn start() -> RedisServer {
+        let mut server = RedisServer {
+            port: free_port(),
+            child: None,
+            data_dir: None,
+        };
+        server.spawn();
+        server
+    }
+
+    /// A server that keeps its data across restarts.
+    pub fn start_durable() -> RedisServer {
+        let port = free_port();
+        let dir = std::env::temp_dir().join(format!("pillarz-redis-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut server = RedisServer {
+            port,
+            child: None,
+            data_dir: Some(dir),
+        };
+        server.spawn();
+        server
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    fn spawn(&mut self) {
+        let mut command = Command::new("redis-server");
+        command
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--protected-mode", "no"]);
+        match &self.data_dir {
+            Some(dir) => command
+                .args(["--appendonly", "yes", "--appendfsync", "always", "--dir"])
+                .arg(dir),
+            None => command.args(["--appendonly", "no"]),
+        };
+        let child = command
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server must be installed (apt-get install redis-server)");
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(client) = redis::Client::open(self.url())
+                && let Ok(mut conn) = client.get_connection()
+                && redis::cmd("PING").query::<String>(&mut conn).is_ok()
+            {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("redis-server did not start on port {}", self.port);
+    }
+
+    /// Kills the server (its data is gone: it keeps nothing on disk).
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts it again on the same port.
+    pub fn restart(&mut self) {
+        self.stop();
+        self.spawn();
+    }
+
+    /// A direct connection, for looking at what the service stored.
+    pub fn connection(&self) -> redis::Connection {
+        redis::Client::open(self.url())
+            .unwrap()
+            .get_connection()
+            .unwrap()
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.stop();
+        if let Some(dir) = &self.data_dir {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// One running application and an HTTP client for it.
+pub struct TestApp {
+    pub address: String,
+    pub client: reqwest::Client,
+    handle: actix_web::dev::ServerHandle,
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        let handle = self.handle.clone();
+        tokio::spawn(async move { handle.stop(false).await });
+    }
+}
+
+pub fn settings_for(redis: Option<&RedisServer>, prefix: &str) -> Settings {
+    let mut settings = Settings::for_tests();
+    if let Some(redis) = redis {
+        settings.store = StoreSettings::Redis {
+            url: redis.url(),
+            prefix: prefix.to_string(),
+        };
+    }
+    settings
+}
+
+impl TestApp {
+    pub async fn spawn_with(settings: Settings) -> TestApp {
+        let app = Application::build(settings).expect("the app builds");
+        let address = format!("http://127.0.0.1:{}", app.port());
+        let handle = app.handle();
+        tokio::spawn(app.run_until_stopped());
+        TestApp {
+            address,
+            client: reqwest::Client::builder()
+                .timeout(Duration::from_secs(20))
+                .build()
+                .unwrap(),
+            handle,
+        }
+    }
+
+    /// The app on a Redis of its own (returned too: keep it alive for the test).
+    pub async fn spawn() -> (TestApp, RedisServer) {
+        let redis = RedisServer::start();
+        let app = TestApp::spawn_with(settings_for(Some(&redis), "test")).await;
+        (app, redis)
+    }
+
+    pub async fn spawn_in_memory() -> TestApp {
+        TestApp::spawn_with(Settings::for_tests()).await
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.address, path)
+    }
+
+    pub async fn get(&self, path: &str) -> Response {
+        self.client.get(self.url(path)).send().await.unwrap()
+    }
+
+    pub async fn post_json(&self, path: &str, body: &Value) -> Response {
+        self.client
+            .post(self.url(path))
+            .json(body)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Creates a game, asserting success.
+    pub async fn create(&self, body: Value) -> CreatedGame {
+        let response = self.post_json("/v1/games", &body).await;
+        assert_eq!(response.status(), StatusCode::CREATED, "creating {body}");
+        response.json().await.unwrap()
+    }
+
+    pub async fn play(&self, id: &str, token: &str, mv: &str) -> Response {
+        self.client
+            .post(self.url(&format!("/v1/games/{id}/moves")))
+            .bearer_auth(token)
+            .json(&json!({ "move": mv }))
+            .send()
+            .await
+            .unwrap()
+    }
+
+    pub async fn view(&self, id: &str) -> GameView {
+        let response = self.get(&format!("/v1/games/{id}")).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        response.json().await.unwrap()
+    }
+
+    pub async fn legal_moves(&self, id: &str) -> Vec<String> {
+        let response = self.get(&format!("/v1/games/{id}/legal-moves")).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let body: Value = response.json().await.unwrap();
+        serde_json::from_value(body["moves"].clone()).unwrap()
+    }
+}
+
+/// Asserts a problem+json answer with this status and code; returns the body.
+pub async fn assert_problem(response: Response, status: u16, code: &str) -> Value {
+    assert_eq!(response.status().as_u16(), status, "status for {code}");
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_string());
+    assert_eq!(content_type.as_deref(), Some("application/problem+json"));
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["code"], code, "{body}");
+    assert_eq!(body["status"], status);
+    assert!(body["detail"].as_str().is_some_and(|d| !d.is_empty()));
+    assert!(
+        body["request_id"].as_str().is_some(),
+        "request id in {body}"
+    );
+    body
+}

@@ -1,0 +1,10 @@
+//! Black-box tests of the HTTP API: the real application on port 0, a real Redis per test.
+
+mod clocks;
+mod concurrency;
+mod docs;
+mod errors;
+mod full_games;
+mod games;
+mod helpers;
+mod redis_faults;

@@ -1,0 +1,100 @@
+//! Redis stopped and restarted under a running server: clear 503s, then recovery by itself.
+
+use std::time::{Duration, Instant};
+
+use pillarz::api::Seat;
+use serde_json::json;
+
+use crate::helpers::{RedisServer, TestApp, assert_problem, settings_for};
+
+#[tokio::test]
+async fn redis_down_means_503_with_retry_after_and_the_service_recovers() {
+    let mut redis = RedisServer::start_durable();
+    let app = TestApp::spawn_with(settings_for(Some(&redis), "faults")).await;
+    let created = app.create(json!({"game": "pillarz"})).await;
+    let id = created.game.id.clone();
+    let p1 = created.tokens[&Seat::P1].clone();
+    assert_eq!(app.play(&id, &p1, "a1+b1").await.status(), 200);
+
+    redis.stop();
+    let started = Instant::now();
+    let down = app.get(&format!("/v1/games/{id}")).await;
+    assert!(down.headers().contains_key("retry-after"));
+    assert_problem(down, 503, "store_unavailable").await;
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "no hang while Redis is down"
+    );
+    let p2 = created.tokens[&Seat::P2].clone();
+    assert_problem(app.play(&id, &p2, "a5+b5").await, 503, "store_unavailable").await;
+    assert_problem(
+        app.post_json("/v1/games", &json!({"game": "pyrga"})).await,
+        503,
+        "store_unavailable",
+    )
+    .await;
+    assert_problem(app.get("/healthz/ready").await, 503, "store_unavailable").await;
+    assert_eq!(app.get("/healthz/live").await.status(), 200);
+
+    redis.restart();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        if app.get("/healthz/ready").await.status() == 200 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the service did not recover");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Nothing was lost, and the refused move can now be played.
+    let view = app.view(&id).await;
+    assert_eq!(view.moves, ["a1+b1"]);
+    assert_eq!(app.play(&id, &p2, "a5+b5").await.status(), 200);
+    assert_eq!(app.view(&id).await.ply, 2);
+}
+
+#[tokio::test]
+async fn the_service_starts_while_redis_is_down() {
+    let mut redis = RedisServer::start();
+    redis.stop();
+    let app = TestApp::spawn_with(settings_for(Some(&redis), "late")).await;
+    assert_eq!(app.get("/healthz/live").await.status(), 200);
+    assert_problem(app.get("/healthz/ready").await, 503, "store_unavailable").await;
+    redis.restart();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while app.get("/healthz/ready").await.status() != 200 {
+        assert!(Instant::now() < deadline, "the service did not connect");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    app.create(json!({"game": "alcazar"})).await;
+}
+
+#[tokio::test]
+async fn finished_games_expire_after_the_configured_ttl() {
+    let redis = RedisServer::start();
+    let mut settings = settings_for(Some(&redis), "ttl");
+    settings.finished_ttl = Duration::from_secs(1);
+    let app = TestApp::spawn_with(settings).await;
+    let created = app.create(json!({"game": "pyrga"})).await;
+    let id = created.game.id.clone();
+    let resign = app
+        .client
+        .post(app.url(&format!("/v1/games/{id}/resign")))
+        .bearer_auth(&created.tokens[&Seat::P1])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resign.status(), 200);
+    let mut conn = redis.connection();
+    let ttl: i64 = redis::cmd("PTTL")
+        .arg(format!("ttl:{{{id}}}:g"))
+        .query(&mut conn)
+        .unwrap();
+    assert!(ttl > 0 && ttl <= 1000, "ttl {ttl}");
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    assert_problem(
+        app.get(&format!("/v1/games/{id}")).await,
+        404,
+        "game_not_found",
+    )
+    .await;
+}

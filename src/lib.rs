@@ -3,5 +3,7 @@
 
 pub mod api;
 pub mod cli;
+pub mod engine;
 pub mod rules;
 pub mod service;
+pub mod wall_clock;

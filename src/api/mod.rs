@@ -80,6 +80,28 @@ pub struct CreateGame {
     /// Start from this position (the game's notation) instead of the initial one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<String>,
+    /// Seats played by the service's engine, e.g. `{"p2": {"engine": {"level": 3}}}`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schema(example = json!({"p2": {"engine": {"level": 3}}}))]
+    pub seats: BTreeMap<Seat, SeatSpec>,
+}
+
+/// Who plays a seat. A seat not listed is played by a person holding its token.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SeatSpec {
+    /// The service's engine plays this seat.
+    pub engine: EngineSpec,
+}
+
+/// A computer opponent. Levels: 1 (20 ms, depth 1, 40% random moves), 2 (40 ms, depth 2, 25%),
+/// 3 (60 ms, depth 3, 10%), 4 (100 ms, depth 4, 5%), 5 (200 ms, depth 6), 6 (400 ms, depth 10),
+/// 7 (800 ms, depth 20), 8 (1.5 s, no depth cap). Its clock runs like anyone's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EngineSpec {
+    /// 1 (weakest) to 8 (strongest).
+    pub level: u8,
 }
 
 /// The clocks of a timed game. Only the side to move has a running clock.
@@ -106,7 +128,8 @@ pub struct ClockView {
     "id": "7b0d5c8e-3f51-4a8e-9a8c-2c1a0e3f9d11", "game": "pillarz", "variants": [],
     "start_position": "00000/00000/00000/00000/00000 1",
     "position": "00000/00000/00000/00000/00x00x0 2", "turn": "p2", "ply": 1, "version": 2,
-    "status": "ongoing", "result": null, "termination": null, "moves": ["b1+d1"], "clock": null
+    "status": "ongoing", "result": null, "termination": null, "moves": ["b1+d1"], "clock": null,
+    "engine_seats": {}
 }))]
 pub struct GameView {
     /// The game's id (a UUID).
@@ -135,6 +158,9 @@ pub struct GameView {
     pub moves: Vec<String>,
     /// Null for an untimed game.
     pub clock: Option<ClockView>,
+    /// The seats the service's engine plays, with their levels.
+    #[serde(default)]
+    pub engine_seats: BTreeMap<Seat, u8>,
 }
 
 /// The answer to `POST /v1/games`: the game and its seat tokens, shown only this once.
@@ -142,8 +168,8 @@ pub struct GameView {
 pub struct CreatedGame {
     /// The new game.
     pub game: GameView,
-    /// One secret bearer token per seat: send it as `Authorization: Bearer <token>` to move
-    /// or resign for that seat.
+    /// One secret bearer token per seat played by a person: send it as
+    /// `Authorization: Bearer <token>` to move or resign for that seat.
     #[schema(example = json!({"p1": "9f2c…", "p2": "41ab…"}))]
     pub tokens: BTreeMap<Seat, String>,
 }
@@ -260,4 +286,72 @@ pub struct Problem {
 pub struct Health {
     /// `ok`, or what is wrong.
     pub status: String,
+}
+
+/// `POST /v1/analysis`: analyse any position.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"game": "pillarz", "position": "00000/00o00x0/00000/00x00o0/00000 1",
+    "limits": {"movetime_ms": 500}, "multipv": 3}))]
+pub struct AnalysisRequest {
+    /// `pillarz`, `pilastri`, `pyrga` or `alcazar`.
+    pub game: String,
+    /// Rules variants (Pilastri: `size-8`, `jumpers`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<String>,
+    /// The position, in the game's notation.
+    pub position: String,
+    /// One limit: `{"depth": N}`, `{"nodes": N}` or `{"movetime_ms": N}`; capped by the server.
+    pub limits: crate::engine::Limit,
+    /// How many best moves to report (default 1, at most 16).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multipv: Option<usize>,
+}
+
+/// `POST /v1/games/{id}/analysis`: analyse a stored game's current position (its history
+/// counts, e.g. for Alcazar's no-repetition rule).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"limits": {"depth": 6}, "multipv": 2}))]
+pub struct GameAnalysisRequest {
+    /// As for `POST /v1/analysis`.
+    pub limits: crate::engine::Limit,
+    /// How many best moves to report (default 1, at most 16).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multipv: Option<usize>,
+}
+
+/// One of the best moves.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct AnalysisLineView {
+    /// The move, canonically.
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// Its score for the side to move.
+    pub score: crate::engine::Score,
+    /// The expected continuation, starting with the move.
+    pub pv: Vec<String>,
+}
+
+/// The engine's verdict.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"best_move": "c2-c3^d4", "score": {"value": 35},
+    "pv": ["c2-c3^d4", "d4-d3^c4"], "lines": [{"move": "c2-c3^d4", "score": {"value": 35},
+    "pv": ["c2-c3^d4", "d4-d3^c4"]}], "depth": 7, "nodes": 181234, "time_ms": 500}))]
+pub struct AnalysisView {
+    /// Null when the position has no legal move (the game is over).
+    pub best_move: Option<String>,
+    /// From the side to move's view: `{"value": v}` (heuristic), or `{"win_in": n}` /
+    /// `{"loss_in": n}` plies when proven.
+    pub score: crate::engine::Score,
+    /// The principal variation of the best move.
+    pub pv: Vec<String>,
+    /// The `multipv` best moves, best first.
+    pub lines: Vec<AnalysisLineView>,
+    /// The last fully searched depth.
+    pub depth: u32,
+    /// Positions searched.
+    pub nodes: u64,
+    /// Time spent, in milliseconds.
+    pub time_ms: u64,
 }

@@ -4,7 +4,9 @@
 //! Exit codes: 0 success, 1 a runtime failure, 2 bad arguments or bad input (clap's own usage
 //! errors exit 2 as well).
 
+mod bench;
 mod bench_movegen;
+mod match_cmd;
 mod openapi;
 mod perft;
 mod serve;
@@ -36,6 +38,10 @@ enum Command {
     BenchMovegen(bench_movegen::Args),
     /// Print the OpenAPI document.
     Openapi(openapi::Args),
+    /// Run the engine's fixed bench (node-count fingerprint and speed).
+    Bench(bench::Args),
+    /// Play a match between two players and estimate their Elo difference.
+    Match(match_cmd::Args),
 }
 
 /// An error that already knows its exit code.
@@ -75,6 +81,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Serve(args) => serve::run(args),
         Command::Perft(args) => perft::run(args),
         Command::Openapi(args) => openapi::run(args),
+        Command::Bench(args) => bench::run(args),
+        Command::Match(args) => match_cmd::run(args),
         Command::BenchMovegen(args) => bench_movegen::run(args),
     }
 }

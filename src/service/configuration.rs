@@ -27,6 +27,29 @@ pub struct ServeArgs {
     /// Log as JSON lines instead of human-readable text.
     #[arg(long, env = "PILLARZ_JSON_LOGS")]
     pub json_logs: bool,
+    /// Analyses that may run at once (0: one per core).
+    #[arg(long, env = "PILLARZ_ANALYSIS_WORKERS", default_value_t = 0)]
+    pub analysis_workers: usize,
+    /// Analyses that may wait for a worker; beyond that requests get 503 + Retry-After.
+    #[arg(long, env = "PILLARZ_ANALYSIS_QUEUE", default_value_t = 16)]
+    pub analysis_queue: usize,
+    /// Longest think time an analysis may ask for, in milliseconds.
+    #[arg(long, env = "PILLARZ_ANALYSIS_MAX_MOVETIME_MS", default_value_t = 5000)]
+    pub analysis_max_movetime_ms: u64,
+    /// Deepest search an analysis may ask for, in plies.
+    #[arg(long, env = "PILLARZ_ANALYSIS_MAX_DEPTH", default_value_t = 32)]
+    pub analysis_max_depth: u32,
+    /// Most nodes an analysis may search.
+    #[arg(long, env = "PILLARZ_ANALYSIS_MAX_NODES", default_value_t = 20_000_000)]
+    pub analysis_max_nodes: u64,
+}
+
+/// The analysis pool's size and the caps every analysis runs under.
+#[derive(Debug, Clone, Copy)]
+pub struct AnalysisSettings {
+    pub workers: usize,
+    pub queue: usize,
+    pub caps: crate::engine::Caps,
 }
 
 /// Where games are kept.
@@ -45,6 +68,11 @@ pub struct Settings {
     pub body_limit: usize,
     pub workers: usize,
     pub json_logs: bool,
+    pub analysis: AnalysisSettings,
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 
 impl Settings {
@@ -69,6 +97,12 @@ impl Settings {
         if args.body_limit < 256 {
             return Err("--body-limit must be at least 256 bytes".into());
         }
+        if args.analysis_max_movetime_ms == 0
+            || args.analysis_max_depth == 0
+            || args.analysis_max_nodes == 0
+        {
+            return Err("the --analysis-max-* caps must be at least 1".into());
+        }
         Ok(Settings {
             listen,
             store,
@@ -76,6 +110,19 @@ impl Settings {
             body_limit: args.body_limit,
             workers: args.workers,
             json_logs: args.json_logs,
+            analysis: AnalysisSettings {
+                workers: if args.analysis_workers == 0 {
+                    cores()
+                } else {
+                    args.analysis_workers
+                },
+                queue: args.analysis_queue,
+                caps: crate::engine::Caps {
+                    max_depth: args.analysis_max_depth,
+                    max_nodes: args.analysis_max_nodes,
+                    max_time_ms: args.analysis_max_movetime_ms,
+                },
+            },
         })
     }
 
@@ -88,6 +135,15 @@ impl Settings {
             body_limit: 16 * 1024,
             workers: 2,
             json_logs: false,
+            analysis: AnalysisSettings {
+                workers: 2,
+                queue: 4,
+                caps: crate::engine::Caps {
+                    max_depth: 32,
+                    max_nodes: 20_000_000,
+                    max_time_ms: 5000,
+                },
+            },
         }
     }
 }

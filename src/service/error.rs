@@ -27,13 +27,14 @@ pub enum ErrorCode {
     PayloadTooLarge,
     UnsupportedMediaType,
     IllegalMove,
+    Busy,
     StoreUnavailable,
     Internal,
 }
 
 impl ErrorCode {
     /// The one table from code to name, status and title.
-    const TABLE: [(ErrorCode, &'static str, u16, &'static str); 16] = [
+    const TABLE: [(ErrorCode, &'static str, u16, &'static str); 17] = [
         (ErrorCode::BadRequest, "bad_request", 400, "Bad request"),
         (
             ErrorCode::BadNotation,
@@ -93,6 +94,7 @@ impl ErrorCode {
             "Unsupported media type",
         ),
         (ErrorCode::IllegalMove, "illegal_move", 422, "Illegal move"),
+        (ErrorCode::Busy, "busy", 503, "Busy"),
         (
             ErrorCode::StoreUnavailable,
             "store_unavailable",

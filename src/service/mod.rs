@@ -5,6 +5,8 @@
 //! `domain` (validated types and the stored game), `store` (memory or Redis), `error` (the one
 //! table of error codes).
 
+pub mod analysis_pool;
+pub mod computer;
 pub mod configuration;
 pub mod domain;
 pub mod error;

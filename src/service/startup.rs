@@ -29,7 +29,7 @@ impl Application {
         let port = listener.local_addr()?.port();
         let workers = settings.workers;
         let body_limit = settings.body_limit;
-        let state = web::Data::new(AppState { store, settings });
+        let state = web::Data::new(AppState::new(store, settings));
         let mut server = HttpServer::new(move || {
             App::new()
                 .wrap(from_fn(request_id::middleware))

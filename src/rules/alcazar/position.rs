@@ -78,6 +78,46 @@ impl Position {
         )
     }
 
+    /// Steps `player`'s knight needs to reach the opponent's fortress through the current
+    /// walls (the other knight ignored), if it can at all (an evaluation feature).
+    pub fn fortress_distance(&self, player: Player) -> Option<u32> {
+        let target = FORTRESS[player.other().index()];
+        let mut seen = 1u16 << self.knights[player.index()];
+        let mut frontier = seen;
+        for distance in 0..16 {
+            if frontier & (1 << target) != 0 {
+                return Some(distance);
+            }
+            let mut next = 0u16;
+            for sq in ones(u64::from(frontier)) {
+                for (wall, beyond) in TABLES.steps[sq as usize] {
+                    if let Some(to) = beyond
+                        && self.walls & (1 << wall) == 0
+                    {
+                        next |= 1 << to;
+                    }
+                }
+            }
+            frontier = next & !seen;
+            seen |= next;
+            if frontier == 0 {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// How many of the four sides of `player`'s knight are open (no wall, edge or knight).
+    pub fn open_sides(&self, player: Player) -> u32 {
+        let other = self.knights[player.other().index()];
+        TABLES.steps[self.knights[player.index()] as usize]
+            .iter()
+            .filter(|&&(wall, beyond)| {
+                beyond.is_some_and(|sq| self.walls & (1 << wall) == 0 && sq != other)
+            })
+            .count() as u32
+    }
+
     /// The player whose knight stands in the other's fortress, if any.
     pub(super) fn in_fortress(&self) -> Option<Player> {
         Player::BOTH

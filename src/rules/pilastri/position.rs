@@ -93,6 +93,25 @@ impl Position {
         self.heights[sq.index()]
     }
 
+    /// How many moves `player` would have if it were to move (an evaluation feature).
+    pub fn mobility(&self, player: Player) -> u32 {
+        let mut count = 0;
+        for from in ones(self.top[player.index()]) {
+            let h = self.heights[from as usize];
+            for dir in Dir::ALL {
+                if let Some(to) = first_stack(self.occupied, from as usize, dir) {
+                    count += u32::from(self.may_land(h, self.heights[to]));
+                }
+            }
+        }
+        count
+    }
+
+    /// How many stacks `player` controls.
+    pub fn controlled(&self, player: Player) -> u32 {
+        self.top[player.index()].count_ones()
+    }
+
     /// Whether a piece leaving a stack of height `h` may land on one of height `d`.
     #[inline]
     fn may_land(&self, h: u8, d: u8) -> bool {
@@ -179,16 +198,7 @@ impl Game for Position {
 
     #[inline]
     fn count_legal(&self) -> u64 {
-        let mut count = 0;
-        for from in ones(self.top[self.side.index()]) {
-            let h = self.heights[from as usize];
-            for dir in Dir::ALL {
-                if let Some(to) = first_stack(self.occupied, from as usize, dir) {
-                    count += u64::from(self.may_land(h, self.heights[to]));
-                }
-            }
-        }
-        count
+        u64::from(self.mobility(self.side))
     }
 
     fn check(&self, mv: &Move) -> Result<(), IllegalMove> {

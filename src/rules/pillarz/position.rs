@@ -66,6 +66,29 @@ impl Position {
         self.pawns[player.index()]
     }
 
+    /// Per pawn of `player`: its level and how many squares it could step to (evaluation
+    /// features; builds ignored).
+    pub fn pawn_features(&self, player: Player) -> impl Iterator<Item = (u8, u32, u32)> + '_ {
+        ones(u64::from(self.pawns[player.index()])).map(move |from| {
+            let sq = Square::from_index_unchecked(from);
+            let dest = self.destinations(from as usize);
+            (
+                self.level(sq),
+                dest.count_ones(),
+                (dest & self.levels[2] & !self.levels[3]).count_ones(),
+            )
+        })
+    }
+
+    /// Whether the side to move can step onto level 3 right now (and so wins).
+    pub fn can_win_now(&self) -> bool {
+        !self.placing()
+            && self.on_top().is_none()
+            && self
+                .pawn_features(self.side)
+                .any(|(_, _, to_top)| to_top > 0)
+    }
+
     #[inline]
     fn occupied(&self) -> u32 {
         self.pawns[0] | self.pawns[1]

@@ -223,33 +223,29 @@ impl Position {
         h
     }
 
-    /// The tie-break of a game in which nobody can place: towers, then two-piece stacks wholly
-    /// one's own, then one-piece stacks.
-    fn tiebreak(&self) -> Winner {
-        let occupied_count = |sp: u16| {
-            self.shapes
-                .iter()
-                .map(|s| u32::from((s[0] | s[1]) & sp != 0))
-                .sum::<u32>()
-        };
-        let mut keys = [[0u32; 3]; 2];
-        keys[0][0] = self.towers()[0];
-        keys[1][0] = self.towers()[1];
+    /// Per player, the tie-break counts in order: controlled completed towers, two-piece
+    /// stacks wholly one's own, one-piece stacks one's own.
+    pub fn tiebreak_counts(&self) -> [[u32; 3]; 2] {
+        let towers = self.towers();
+        let mut counts = [[towers[0], 0, 0], [towers[1], 0, 0]];
         for sp in 0..16u8 {
             let bit = 1u16 << sp;
-            let n = occupied_count(bit);
+            let pieces = self.shapes.map(|s| [s[0] & bit != 0, s[1] & bit != 0]);
+            let total = pieces.iter().flatten().filter(|&&b| b).count();
             for p in Player::BOTH {
-                let mine = self
-                    .shapes
-                    .iter()
-                    .map(|s| u32::from(s[p.index()] & bit != 0))
-                    .sum::<u32>();
-                if n == mine && (n == 1 || n == 2) {
-                    keys[p.index()][3 - n as usize] += 1;
+                let mine = pieces.iter().filter(|s| s[p.index()]).count();
+                if mine == total && (total == 1 || total == 2) {
+                    counts[p.index()][3 - total] += 1;
                 }
             }
         }
-        match keys[0].cmp(&keys[1]) {
+        counts
+    }
+
+    /// The tie-break of a game in which nobody can place: the first count that differs.
+    fn tiebreak(&self) -> Winner {
+        let [p1, p2] = self.tiebreak_counts();
+        match p1.cmp(&p2) {
             std::cmp::Ordering::Greater => Winner::Player(Player::P1),
             std::cmp::Ordering::Less => Winner::Player(Player::P2),
             std::cmp::Ordering::Equal => Winner::Draw,

@@ -69,6 +69,13 @@ struct Record {
     turn_started_at: u64,
     #[serde(rename = "end", default, skip_serializing_if = "Option::is_none")]
     end: Option<End>,
+    /// Engine levels of the seats the service plays.
+    #[serde(rename = "bot", default, skip_serializing_if = "no_bots")]
+    bots: [Option<u8>; 2],
+}
+
+fn no_bots(bots: &[Option<u8>; 2]) -> bool {
+    bots.iter().all(Option::is_none)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,11 +99,13 @@ pub struct StoredGame {
 }
 
 impl StoredGame {
-    /// A new game (version 1) and its two seat tokens.
+    /// A new game (version 1) and its two seat tokens. `bots` are the engine levels of the
+    /// seats the service plays (their tokens are never handed out).
     pub fn create(
         id: GameId,
         rules: AnyRecord,
         time_control: Option<ValidTimeControl>,
+        bots: [Option<u8>; 2],
         now: u64,
     ) -> (StoredGame, [SeatToken; 2]) {
         let tokens = [SeatToken::generate(), SeatToken::generate()];
@@ -115,6 +124,7 @@ impl StoredGame {
             remaining_ms: time_control.map_or([0, 0], |tc| [tc.initial_ms; 2]),
             turn_started_at: now,
             end: None,
+            bots,
         };
         let mut game = StoredGame {
             id,
@@ -179,6 +189,27 @@ impl StoredGame {
 
     pub fn is_finished(&self) -> bool {
         self.stored.end.is_some()
+    }
+
+    /// The engine seat to move and its level, if the game is on and an engine is to move.
+    pub fn computer_to_move(&self) -> Option<(Seat, u8)> {
+        if self.is_finished() {
+            return None;
+        }
+        let turn = self.rules.turn();
+        self.stored.bots[turn.index()].map(|level| (seat_of(turn), level))
+    }
+
+    /// Whether the service's engine plays `seat`.
+    pub fn is_engine_seat(&self, seat: Seat) -> bool {
+        self.stored.bots[player_of(seat).index()].is_some()
+    }
+
+    /// Time left for the side to move at `now`, if the game is timed.
+    pub fn time_left_to_move(&self, now: u64) -> Option<u64> {
+        self.stored
+            .time_control
+            .map(|_| self.remaining_at(self.rules.turn(), now))
     }
 
     /// Which seat a bearer token holds in this game, if any.
@@ -315,6 +346,10 @@ impl StoredGame {
             termination: self.stored.end.map(|e| e.termination),
             moves: self.stored.moves.clone(),
             clock: self.clock_view(now),
+            engine_seats: Player::BOTH
+                .into_iter()
+                .filter_map(|p| self.stored.bots[p.index()].map(|level| (seat_of(p), level)))
+                .collect(),
         }
     }
 }

@@ -26,6 +26,7 @@ pub async fn clock(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
     let (game, now) = games::read(&state, id).await?;
+    crate::service::computer::nudge(&state, &game);
     let view = game.clock_view(now).ok_or_else(|| {
         ApiError::new(ErrorCode::NotFound, "this game is untimed: it has no clock")
     })?;

@@ -23,9 +23,13 @@ Every error is `application/problem+json` with a stable `code`: `bad_request` (4
 `game_not_found` (404), `not_found` (404), `method_not_allowed` (405), `not_your_turn` (409), \
 `stale_version` (409), `game_over` (409), `payload_too_large` (413), \
 `unsupported_media_type` (415), `illegal_move` (422), `internal` (500), \
+`busy` (503, with `Retry-After`: the analysis pool is full), \
 `store_unavailable` (503, with `Retry-After`).\n\n\
 Clocks: a timed game's clock runs for the side to move from the moment the game is created; \
-a player whose time is up loses (`timeout`) as soon as any request looks at the game.",
+a player whose time is up loses (`timeout`) as soon as any request looks at the game.\n\n\
+Computer opponents: create a game with `\"seats\": {\"p2\": {\"engine\": {\"level\": 1..8}}}` \
+(either seat or both). The service plays the engine's moves itself, shortly after the other \
+side moved; read the game (or its legal moves) to see them.",
         license(name = "MIT"),
     ),
     paths(
@@ -36,6 +40,8 @@ a player whose time is up loses (`timeout`) as soon as any request looks at the 
         super::moves::submit,
         super::resign::resign,
         super::clock::clock,
+        super::analysis::analyse_position,
+        super::analysis::analyse_game,
         super::health::live,
         super::health::ready,
     ),
@@ -43,10 +49,13 @@ a player whose time is up loses (`timeout`) as soon as any request looks at the 
         api::Seat, api::Status, api::GameResult, api::TerminationKind, api::TimeControl,
         api::CreateGame, api::ClockView, api::GameView, api::CreatedGame, api::SubmitMove,
         api::LegalMoves, api::Catalog, api::CatalogGame, api::CatalogVariant, api::CatalogSeat,
-        api::TimeControlLimits, api::Problem, api::Health,
+        api::TimeControlLimits, api::Problem, api::Health, api::SeatSpec, api::EngineSpec,
+        api::AnalysisRequest, api::GameAnalysisRequest, api::AnalysisView, api::AnalysisLineView,
+        crate::engine::Limit, crate::engine::Score,
     )),
     tags(
         (name = "games", description = "Games, moves and clocks"),
+        (name = "analysis", description = "The engine's analysis of any position or game"),
         (name = "health", description = "Probes for orchestrators"),
     )
 )]

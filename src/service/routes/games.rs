@@ -5,11 +5,12 @@ use actix_web::{HttpRequest, HttpResponse, web};
 
 use super::{game_id, json_with_etag};
 use crate::api::{CreateGame, CreatedGame, GameView, Problem, Seat};
+use crate::engine::levels::Level;
 use crate::rules::{AnyRecord, GameKind};
 use crate::service::domain::{GameId, StoredGame, ValidTimeControl};
 use crate::service::error::{ApiError, ErrorCode};
-use crate::service::games;
 use crate::service::state::{AppState, now_ms};
+use crate::service::{computer, games};
 
 /// Create a game. The answer holds the seat tokens: they are shown only here.
 #[utoipa::path(
@@ -20,7 +21,7 @@ use crate::service::state::{AppState, now_ms};
     responses(
         (status = 201, description = "Created; `Location` names the game", body = CreatedGame,
          headers(("Location" = String, description = "/v1/games/{id}"))),
-        (status = 400, description = "`bad_request` (unknown game or variant, bad time control, bad JSON) or `bad_position`",
+        (status = 400, description = "`bad_request` (unknown game or variant, bad time control, bad engine level, bad JSON) or `bad_position`",
          body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "`payload_too_large`", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
@@ -44,8 +45,18 @@ pub async fn create(
         .transpose()
         .map_err(|e| ApiError::new(ErrorCode::BadRequest, e))?;
     let rules = AnyRecord::new(kind, variants, request.position.as_deref())?;
+    let mut bots = [None, None];
+    for (seat, spec) in &request.seats {
+        if Level::get(spec.engine.level).is_none() {
+            return Err(ApiError::new(
+                ErrorCode::BadRequest,
+                format!("engine level must be 1 to 8, not {}", spec.engine.level),
+            ));
+        }
+        bots[usize::from(*seat == Seat::P2)] = Some(spec.engine.level);
+    }
     let now = now_ms();
-    let (game, tokens) = StoredGame::create(GameId::new_random(), rules, time_control, now);
+    let (game, tokens) = StoredGame::create(GameId::new_random(), rules, time_control, bots, now);
     state
         .store
         .create(&game.id().to_string(), &game.encode())
@@ -55,9 +66,11 @@ pub async fn create(
         game: game.view(now),
         tokens: [(Seat::P1, &tokens[0]), (Seat::P2, &tokens[1])]
             .into_iter()
+            .filter(|(seat, _)| !game.is_engine_seat(*seat))
             .map(|(seat, t)| (seat, t.expose().to_string()))
             .collect(),
     };
+    computer::nudge(&state, &game);
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/v1/games/{}", game.id())))
         .insert_header((header::ETAG, format!("\"{}\"", game.version())))
@@ -85,6 +98,7 @@ pub async fn get(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
     let (game, now) = games::read(&state, id).await?;
+    computer::nudge(&state, &game);
     let etag = format!("\"{}\"", game.version());
     let unchanged = req
         .headers()

@@ -1,6 +1,7 @@
 //! The HTTP routes, one file per resource, and the one function that mounts them all (used by
 //! `pillarz serve` and by the tests alike).
 
+mod analysis;
 mod catalog;
 mod clock;
 mod docs;
@@ -31,6 +32,8 @@ pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
         .service(resource("/v1/games/{id}/moves").route(web::post().to(moves::submit)))
         .service(resource("/v1/games/{id}/resign").route(web::post().to(resign::resign)))
         .service(resource("/v1/games/{id}/clock").route(web::get().to(clock::clock)))
+        .service(resource("/v1/games/{id}/analysis").route(web::post().to(analysis::analyse_game)))
+        .service(resource("/v1/analysis").route(web::post().to(analysis::analyse_position)))
         .service(resource("/healthz/live").route(web::get().to(health::live)))
         .service(resource("/healthz/ready").route(web::get().to(health::ready)))
         .service(resource("/openapi.json").route(web::get().to(docs::openapi_json)))

@@ -5,6 +5,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 
 use super::{bearer, game_id, idempotency_key, json_with_etag};
 use crate::api::{GameView, LegalMoves, Problem, SubmitMove};
+use crate::service::computer;
 use crate::service::domain::seat_of;
 use crate::service::error::{ApiError, ErrorCode};
 use crate::service::games::{self, Written};
@@ -28,6 +29,7 @@ pub async fn legal(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
     let (game, _) = games::read(&state, id).await?;
+    computer::nudge(&state, &game);
     let moves = if game.is_finished() {
         Vec::new()
     } else {
@@ -102,13 +104,17 @@ pub async fn submit(
         |game, _, now| serde_json::to_string(&game.view(now)).expect("a view serializes"),
     )
     .await?;
-    Ok(view_answer(written))
+    Ok(view_answer(&state, written))
 }
 
-/// The answer of a write whose body is a game view.
-pub(super) fn view_answer(written: Written) -> HttpResponse {
+/// The answer of a write whose body is a game view (and a nudge for the engine, if it is to
+/// move now).
+pub(super) fn view_answer(state: &web::Data<AppState>, written: Written) -> HttpResponse {
     match written {
-        Written::Applied(game, body) => json_with_etag(StatusCode::OK, game.version(), body),
+        Written::Applied(game, body) => {
+            computer::nudge(state, &game);
+            json_with_etag(StatusCode::OK, game.version(), body)
+        }
         Written::Replayed(body) => {
             let version = serde_json::from_str::<GameView>(&body).map_or(0, |v| v.version);
             json_with_etag(StatusCode::OK, version, body)

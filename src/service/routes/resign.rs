@@ -52,5 +52,5 @@ pub async fn resign(
         |game, _, now| serde_json::to_string(&game.view(now)).expect("a view serializes"),
     )
     .await?;
-    Ok(view_answer(written))
+    Ok(view_answer(&state, written))
 }

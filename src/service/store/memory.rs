@@ -16,6 +16,7 @@ pub struct MemoryStore {
 struct Inner {
     games: HashMap<String, (Versioned, Option<Instant>)>,
     answers: HashMap<(String, String), (String, Instant)>,
+    leases: HashMap<String, (String, Instant)>,
 }
 
 impl Inner {
@@ -74,6 +75,31 @@ impl MemoryStore {
             );
         }
         true
+    }
+
+    pub fn try_lease(&self, id: &str, owner: &str, ttl: std::time::Duration) -> bool {
+        let mut inner = self.lock();
+        let now = Instant::now();
+        match inner.leases.get(id) {
+            Some((holder, until)) if *until > now && holder != owner => false,
+            _ => {
+                inner
+                    .leases
+                    .insert(id.to_string(), (owner.to_string(), now + ttl));
+                true
+            }
+        }
+    }
+
+    pub fn release_lease(&self, id: &str, owner: &str) {
+        let mut inner = self.lock();
+        if inner
+            .leases
+            .get(id)
+            .is_some_and(|(holder, _)| holder == owner)
+        {
+            inner.leases.remove(id);
+        }
     }
 
     pub fn idempotent_answer(&self, id: &str, key: &str) -> Option<String> {

@@ -91,6 +91,31 @@ impl Store {
         }
     }
 
+    /// Takes the game's lease for `owner` (who thinks for a computer seat) unless someone else
+    /// holds it; it lapses after `ttl` by itself, so a dead holder blocks no one for long.
+    pub async fn try_lease(
+        &self,
+        id: &str,
+        owner: &str,
+        ttl: Duration,
+    ) -> Result<bool, StoreError> {
+        match self {
+            Store::Memory(s) => Ok(s.try_lease(id, owner, ttl)),
+            Store::Redis(s) => s.try_lease(id, owner, ttl).await,
+        }
+    }
+
+    /// Gives the lease back if `owner` still holds it.
+    pub async fn release_lease(&self, id: &str, owner: &str) -> Result<(), StoreError> {
+        match self {
+            Store::Memory(s) => {
+                s.release_lease(id, owner);
+                Ok(())
+            }
+            Store::Redis(s) => s.release_lease(id, owner).await,
+        }
+    }
+
     /// Whether the store answers.
     pub async fn ping(&self) -> Result<(), StoreError> {
         match self {

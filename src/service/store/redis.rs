@@ -25,11 +25,18 @@ if tonumber(ARGV[4]) > 0 and ARGV[5] ~= '' then redis.call('PEXPIRE', KEYS[2], A
 return 1
 ";
 
+/// Deletes the lease only if it is still held by ARGV[1].
+const RELEASE: &str = r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+";
+
 pub struct RedisStore {
     client: redis::Client,
     connection: OnceCell<ConnectionManager>,
     prefix: String,
     script: redis::Script,
+    release: redis::Script,
 }
 
 fn unavailable(e: redis::RedisError) -> StoreError {
@@ -44,6 +51,7 @@ impl RedisStore {
             connection: OnceCell::new(),
             prefix: prefix.to_string(),
             script: redis::Script::new(COMPARE_AND_SET),
+            release: redis::Script::new(RELEASE),
         })
     }
 
@@ -141,6 +149,41 @@ impl RedisStore {
         conn.get(self.answer_key(id, key))
             .await
             .map_err(unavailable)
+    }
+
+    fn lease_key(&self, id: &str) -> String {
+        format!("{}:{{{id}}}:lease", self.prefix)
+    }
+
+    pub async fn try_lease(
+        &self,
+        id: &str,
+        owner: &str,
+        ttl: Duration,
+    ) -> Result<bool, StoreError> {
+        let mut conn = self.connection().await?;
+        let taken: Option<String> = redis::cmd("SET")
+            .arg(self.lease_key(id))
+            .arg(owner)
+            .arg("NX")
+            .arg("PX")
+            .arg(ttl.as_millis() as u64)
+            .query_async(&mut conn)
+            .await
+            .map_err(unavailable)?;
+        Ok(taken.is_some())
+    }
+
+    pub async fn release_lease(&self, id: &str, owner: &str) -> Result<(), StoreError> {
+        let mut conn = self.connection().await?;
+        let _: i64 = self
+            .release
+            .key(self.lease_key(id))
+            .arg(owner)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(unavailable)?;
+        Ok(())
     }
 
     pub async fn ping(&self) -> Result<(), StoreError> {

@@ -1,0 +1,33 @@
+//! `pillarz bench`: the engine's fixed bench. The total node count is a fingerprint of the
+//! search (a pure refactor must not change it); nodes per second measure its speed.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use crate::engine::bench::run_all;
+
+use super::CliError;
+
+/// Search fixed positions of every game to fixed depths; print nodes and nodes per second.
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+pub fn run(_args: Args) -> Result<ExitCode, CliError> {
+    let started = Instant::now();
+    let mut last = Instant::now();
+    let total = run_all(|line| {
+        let secs = last.elapsed().as_secs_f64();
+        println!(
+            "{:<70} depth {:>2} {:>10} nodes {:>10.0} nodes/s",
+            line.name,
+            line.depth,
+            line.nodes,
+            line.nodes as f64 / secs.max(1e-9)
+        );
+        last = Instant::now();
+    });
+    let secs = started.elapsed().as_secs_f64();
+    println!("nodes {total}");
+    println!("nps {:.0}", total as f64 / secs.max(1e-9));
+    Ok(ExitCode::SUCCESS)
+}

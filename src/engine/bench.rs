@@ -1,0 +1,99 @@
+//! The fixed bench: the same positions searched to the same depths every time. Its total node
+//! count is a fingerprint of the search: a pure refactor must not change it.
+
+use super::eval::Searchable;
+use super::limits::{Caps, FrozenClock, Limit};
+use super::search::{Params, search};
+use crate::rules::{Variant, Variants, alcazar, pilastri, pillarz, pyrga};
+
+/// One bench position's result.
+pub struct BenchLine {
+    pub name: String,
+    pub depth: u32,
+    pub nodes: u64,
+}
+
+fn run<G: Searchable>(
+    name: &str,
+    notation: Option<&str>,
+    variants: Variants,
+    depth: u32,
+) -> BenchLine {
+    let pos = match notation {
+        Some(s) => G::parse_position(s, variants).unwrap_or_else(|e| panic!("bench {s}: {e}")),
+        None => G::start(variants),
+    };
+    let report = search(
+        &pos,
+        &[],
+        &Params {
+            limit: Limit::Depth(depth),
+            caps: Caps::NONE,
+            multipv: 1,
+            clock: &FrozenClock,
+            stop: None,
+            tt_bits: 18,
+        },
+    );
+    BenchLine {
+        name: format!("{name} {}", notation.unwrap_or("start")),
+        depth,
+        nodes: report.nodes,
+    }
+}
+
+/// Runs every bench position; `each` is called after each one (to time it, or print).
+pub fn run_all(mut each: impl FnMut(&BenchLine)) -> u64 {
+    let jobs: Vec<Box<dyn Fn() -> BenchLine>> = vec![
+        Box::new(|| {
+            run::<pillarz::Position>(
+                "pillarz",
+                Some("00000/00o00x0/00000/00x00o0/00000 1"),
+                Variants::NONE,
+                4,
+            )
+        }),
+        Box::new(|| {
+            run::<pillarz::Position>(
+                "pillarz",
+                Some("00100/00o120/0230x0/0x0041/001o00 2"),
+                Variants::NONE,
+                5,
+            )
+        }),
+        Box::new(|| run::<pilastri::Position>("pilastri", None, Variants::NONE, 7)),
+        Box::new(|| {
+            run::<pilastri::Position>(
+                "pilastri size-8",
+                None,
+                Variants::NONE.with(Variant::Size8),
+                5,
+            )
+        }),
+        Box::new(|| run::<pyrga::Position>("pyrga", None, Variants::NONE, 6)),
+        Box::new(|| {
+            run::<pyrga::Position>(
+                "pyrga",
+                Some("-,-,-,-/t>,Tv,-,-/StvC,t<,-,-/st>C,T<c,ST>,t< 1 Td1W"),
+                Variants::NONE,
+                9,
+            )
+        }),
+        Box::new(|| run::<alcazar::Position>("alcazar", None, Variants::NONE, 6)),
+        Box::new(|| {
+            run::<alcazar::Position>(
+                "alcazar",
+                Some("b5,c4,d1,e4,e8,f3,h7,i6 b8 h4 1 e8"),
+                Variants::NONE,
+                6,
+            )
+        }),
+    ];
+    let mut total = 0;
+    for job in jobs {
+        let line = job();
+        total += line.nodes;
+        each(&line);
+    }
+    total
+}

@@ -1,0 +1,20 @@
+//! The engine: a search for every game, generic over the rules, plus the opponents and the
+//! match runner used to measure its strength. Pure: no I/O, and the time is read only through
+//! the [`limits::Clock`] the caller passes in.
+
+pub mod agents;
+pub mod any;
+pub mod bench;
+pub mod eval;
+pub mod levels;
+pub mod limits;
+mod move_picker;
+pub mod score;
+pub mod search;
+pub mod tournament;
+mod tt;
+
+pub use eval::Searchable;
+pub use limits::{Caps, Clock, FrozenClock, Limit};
+pub use score::Score;
+pub use search::{Line, Params, Report, search};

@@ -1,0 +1,49 @@
+//! Scores: heuristic values, and proven wins and losses counted in plies.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// The internal score of a won position at the root; a win `n` plies away scores `WIN - n`.
+pub const WIN: i32 = 1_000_000;
+/// Any score beyond this is a proven result.
+pub const PROVEN: i32 = WIN - 1_000;
+/// Larger than any score.
+pub const INFINITY: i32 = WIN + 1;
+
+/// A score from the side to move's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Score {
+    /// A heuristic value: positive is good for the side to move (about 100 per pawn-level).
+    Value(i32),
+    /// The side to move wins in this many plies (its own moves and the opponent's).
+    WinIn(u32),
+    /// The side to move loses in this many plies, whatever it does.
+    LossIn(u32),
+}
+
+impl Score {
+    pub fn from_internal(v: i32) -> Score {
+        if v > PROVEN {
+            Score::WinIn((WIN - v) as u32)
+        } else if v < -PROVEN {
+            Score::LossIn((WIN + v) as u32)
+        } else {
+            Score::Value(v)
+        }
+    }
+
+    pub fn is_proven(self) -> bool {
+        !matches!(self, Score::Value(_))
+    }
+}
+
+impl std::fmt::Display for Score {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Score::Value(v) => write!(f, "{v:+}"),
+            Score::WinIn(n) => write!(f, "win in {n}"),
+            Score::LossIn(n) => write!(f, "loss in {n}"),
+        }
+    }
+}

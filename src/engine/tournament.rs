@@ -1,0 +1,118 @@
+//! Matches between two players: games with alternating seats, and the Elo difference the score
+//! implies, with its 95% error bar.
+
+use rand::Rng;
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+
+use super::agents::Agent;
+use super::eval::Searchable;
+use super::limits::Clock;
+use crate::rules::record::Record;
+use crate::rules::{MoveList, Player, Variants, Winner};
+
+/// How one game ended, from player A's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameScore {
+    Win,
+    Loss,
+    Draw,
+}
+
+/// Plays one game; A has `a_seat`. The first `random_opening` plies are random, so that
+/// deterministic players do not replay one game. `clock` makes a fresh clock per move.
+pub fn play_game<G: Searchable, C: Clock>(
+    variants: Variants,
+    a: Agent,
+    b: Agent,
+    a_seat: Player,
+    random_opening: usize,
+    seed: u64,
+    clock: impl Fn() -> C,
+) -> (GameScore, usize) {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut record = Record::new(G::start(variants));
+    let mut moves = MoveList::new();
+    loop {
+        if let Some(outcome) = record.outcome() {
+            let score = match outcome.winner {
+                Winner::Player(p) if p == a_seat => GameScore::Win,
+                Winner::Player(_) => GameScore::Loss,
+                Winner::Draw => GameScore::Draw,
+            };
+            return (score, record.moves().len());
+        }
+        let mv = if record.moves().len() < random_opening {
+            moves.clear();
+            record.legal_moves(&mut moves);
+            moves[rng.random_range(0..moves.len())]
+        } else {
+            let agent = if record.position().turn() == a_seat {
+                a
+            } else {
+                b
+            };
+            agent
+                .choose(&record, &clock(), &mut rng)
+                .expect("a game that is not over has a move")
+        };
+        record.play(mv).expect("players choose legal moves");
+    }
+}
+
+/// A match's tally from A's point of view.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub wins: u32,
+    pub losses: u32,
+    pub draws: u32,
+}
+
+impl Tally {
+    pub fn add(&mut self, s: GameScore) {
+        match s {
+            GameScore::Win => self.wins += 1,
+            GameScore::Loss => self.losses += 1,
+            GameScore::Draw => self.draws += 1,
+        }
+    }
+
+    pub fn games(&self) -> u32 {
+        self.wins + self.losses + self.draws
+    }
+
+    /// A's score fraction (draws count half).
+    pub fn score(&self) -> f64 {
+        (f64::from(self.wins) + 0.5 * f64::from(self.draws)) / f64::from(self.games().max(1))
+    }
+
+    /// The Elo difference A − B and the half-width of its 95% interval (by the delta method;
+    /// infinite when the score is 0 or 1, where only [`Tally::elo_lower_bound`] means much).
+    pub fn elo(&self) -> (f64, f64) {
+        let n = f64::from(self.games().max(1));
+        let p = self.score();
+        if p <= 0.0 || p >= 1.0 {
+            let inf = if p >= 1.0 {
+                f64::INFINITY
+            } else {
+                f64::NEG_INFINITY
+            };
+            return (inf, f64::INFINITY);
+        }
+        let elo = -400.0 * (1.0 / p - 1.0).log10();
+        let se = (p * (1.0 - p) / n).sqrt();
+        let slope = 400.0 / std::f64::consts::LN_10 / (p * (1.0 - p));
+        (elo, 1.96 * se * slope)
+    }
+
+    /// A's Elo lower bound at 95% (useful when A won every game).
+    pub fn elo_lower_bound(&self) -> f64 {
+        let n = f64::from(self.games().max(1));
+        let p = self.score();
+        // Wilson score interval lower bound.
+        let z = 1.96f64;
+        let lower = (p + z * z / (2.0 * n) - z * ((p * (1.0 - p) + z * z / (4.0 * n)) / n).sqrt())
+            / (1.0 + z * z / n);
+        -400.0 * (1.0 / lower.clamp(1e-9, 1.0 - 1e-9) - 1.0).log10()
+    }
+}

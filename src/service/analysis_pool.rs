@@ -1,0 +1,61 @@
+//! CPU-heavy searches run off the async workers, on a bounded pool with a bounded queue: when
+//! both are full the answer is `503` with `Retry-After` at once, never an unbounded wait.
+
+use std::sync::Arc;
+
+use tokio::sync::Semaphore;
+
+use super::error::{ApiError, ErrorCode};
+
+pub struct AnalysisPool {
+    /// Permits for running and waiting jobs together.
+    admitted: Arc<Semaphore>,
+    /// Permits for running jobs.
+    running: Arc<Semaphore>,
+    capacity: usize,
+}
+
+impl AnalysisPool {
+    pub fn new(workers: usize, queue: usize) -> AnalysisPool {
+        let workers = workers.max(1);
+        AnalysisPool {
+            admitted: Arc::new(Semaphore::new(workers + queue)),
+            running: Arc::new(Semaphore::new(workers)),
+            capacity: workers + queue,
+        }
+    }
+
+    /// Jobs running or waiting now.
+    pub fn depth(&self) -> usize {
+        self.capacity - self.admitted.available_permits()
+    }
+
+    /// Runs `job` on a blocking thread once a worker is free; refuses at once when the pool
+    /// and its queue are full.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        job: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let admitted = self
+            .admitted
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| ApiError {
+                code: ErrorCode::Busy,
+                detail: "the analysis pool and its queue are full; try again shortly".into(),
+                retry_after: Some(1),
+            })?;
+        let running = self
+            .running
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the pool's semaphore is never closed");
+        tokio::task::spawn_blocking(move || {
+            let _permits = (admitted, running);
+            job()
+        })
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("analysis failed: {e}")))
+    }
+}

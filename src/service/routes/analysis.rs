@@ -1,0 +1,138 @@
+//! `POST /v1/analysis` and `POST /v1/games/{id}/analysis`.
+
+use actix_web::{HttpResponse, web};
+
+use super::game_id;
+use crate::api::{AnalysisLineView, AnalysisRequest, AnalysisView, GameAnalysisRequest, Problem};
+use crate::engine::any::{Analysis, analyse};
+use crate::engine::{Limit, Params};
+use crate::rules::{AnyRecord, GameKind, ParseGameKindError};
+use crate::service::error::{ApiError, ErrorCode};
+use crate::service::games;
+use crate::service::state::AppState;
+use crate::wall_clock::WallClock;
+
+/// Most lines a request may ask for.
+const MAX_MULTIPV: usize = 16;
+
+fn view(a: Analysis) -> AnalysisView {
+    AnalysisView {
+        best_move: a.best_move,
+        score: a.score,
+        pv: a.pv,
+        lines: a
+            .lines
+            .into_iter()
+            .map(|l| AnalysisLineView {
+                mv: l.mv,
+                score: l.score,
+                pv: l.pv,
+            })
+            .collect(),
+        depth: a.depth,
+        nodes: a.nodes,
+        time_ms: a.time_ms,
+    }
+}
+
+fn check(limits: Limit, multipv: Option<usize>) -> Result<usize, ApiError> {
+    let zero = match limits {
+        Limit::Depth(d) => d == 0,
+        Limit::Nodes(n) => n == 0,
+        Limit::MovetimeMs(t) => t == 0,
+    };
+    if zero {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            "limits must be at least 1",
+        ));
+    }
+    match multipv.unwrap_or(1) {
+        n @ 1..=MAX_MULTIPV => Ok(n),
+        n => Err(ApiError::new(
+            ErrorCode::BadRequest,
+            format!("multipv must be between 1 and {MAX_MULTIPV}, not {n}"),
+        )),
+    }
+}
+
+async fn run(
+    state: &AppState,
+    record: AnyRecord,
+    limits: Limit,
+    multipv: usize,
+) -> Result<HttpResponse, ApiError> {
+    let caps = state.settings.analysis.caps;
+    let analysis = state
+        .analysis
+        .run(move || {
+            let clock = WallClock::start();
+            analyse(
+                &record,
+                &Params {
+                    limit: limits,
+                    caps,
+                    multipv,
+                    clock: &clock,
+                    stop: None,
+                    tt_bits: 18,
+                },
+            )
+        })
+        .await?;
+    Ok(HttpResponse::Ok().json(view(analysis)))
+}
+
+/// Analyse any position: best move, score (proven wins and losses in plies), principal
+/// variation, and the `multipv` best lines. Limits are capped by the server's configuration.
+#[utoipa::path(
+    post,
+    path = "/v1/analysis",
+    tag = "analysis",
+    request_body = AnalysisRequest,
+    responses(
+        (status = 200, description = "The analysis", body = AnalysisView),
+        (status = 400, description = "`bad_request` (unknown game or variant, bad limits or multipv) or `bad_position`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`busy`: the analysis pool and its queue are full; see `Retry-After`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn analyse_position(
+    state: web::Data<AppState>,
+    body: web::Json<AnalysisRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let request = body.into_inner();
+    let kind: GameKind = request
+        .game
+        .parse()
+        .map_err(|e: ParseGameKindError| ApiError::new(ErrorCode::BadRequest, e.to_string()))?;
+    let variants = kind.variants(&request.variants)?;
+    let multipv = check(request.limits, request.multipv)?;
+    let record = AnyRecord::new(kind, variants, Some(&request.position))?;
+    run(&state, record, request.limits, multipv).await
+}
+
+/// Analyse a stored game's current position, its history included.
+#[utoipa::path(
+    post,
+    path = "/v1/games/{id}/analysis",
+    tag = "analysis",
+    params(("id" = String, Path, description = "The game's UUID")),
+    request_body = GameAnalysisRequest,
+    responses(
+        (status = 200, description = "The analysis", body = AnalysisView),
+        (status = 400, description = "`bad_request`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`busy` or `store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn analyse_game(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    body: web::Json<GameAnalysisRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&path)?;
+    let request = body.into_inner();
+    let multipv = check(request.limits, request.multipv)?;
+    let (game, _) = games::read(&state, id).await?;
+    run(&state, game.rules().clone(), request.limits, multipv).await
+}

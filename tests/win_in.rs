@@ -73,6 +73,7 @@ fn check_suite<G: Searchable>(game: GameKind) -> usize {
                 clock: &FrozenClock,
                 stop: None,
                 tt_bits: 18,
+                contempt: 0,
             },
         );
         assert_eq!(report.score, Score::WinIn(n), "{name}");

@@ -96,6 +96,7 @@ fn level_move<G: Searchable>(
             clock,
             stop: None,
             tt_bits: 18,
+            contempt: 20,
         },
     );
     report.best().map(|m| m.to_string())

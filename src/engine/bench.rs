@@ -33,6 +33,7 @@ fn run<G: Searchable>(
             clock: &FrozenClock,
             stop: None,
             tt_bits: 18,
+            contempt: 0,
         },
     );
     BenchLine {

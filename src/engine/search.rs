@@ -25,6 +25,9 @@ pub struct Params<'a> {
     pub stop: Option<&'a AtomicBool>,
     /// The transposition table holds `2^tt_bits` entries.
     pub tt_bits: u32,
+    /// How much worse than an even position a draw is for the side to move at the root (0 for
+    /// analysis; players use a little, so as not to settle for draws against weaker opponents).
+    pub contempt: i32,
 }
 
 /// One of the best moves, with its score and the line that follows.
@@ -67,16 +70,19 @@ struct Searcher<'a, G: Searchable> {
     clock: &'a dyn Clock,
     stop: Option<&'a AtomicBool>,
     stopped: bool,
+    contempt: i32,
 }
 
-/// The score of a position with no moves (or a finished one) at `ply` from the root.
-fn terminal<G: Game>(pos: &G, ply: u32) -> i32 {
+/// The score of a position with no moves (or a finished one) at `ply` from the root, for its
+/// side to move; `contempt` is the root side's dislike of draws.
+fn terminal<G: Game>(pos: &G, ply: u32, contempt: i32) -> i32 {
     let mated = -(WIN - ply as i32);
     match pos.outcome() {
         Some(o) => match o.winner {
             Winner::Player(p) if p == pos.turn() => -mated,
             Winner::Player(_) => mated,
-            Winner::Draw => 0,
+            Winner::Draw if ply.is_multiple_of(2) => -contempt,
+            Winner::Draw => contempt,
         },
         // Legal moves exist, but every one repeats a position: no move, so a loss.
         None => mated,
@@ -85,7 +91,7 @@ fn terminal<G: Game>(pos: &G, ply: u32) -> i32 {
 
 impl<'a, G: Searchable> Searcher<'a, G> {
     fn check_limits(&mut self) {
-        if self.nodes % CHECK_EVERY == 0
+        if self.nodes.is_multiple_of(CHECK_EVERY)
             && (self.nodes >= self.node_budget
                 || self.clock.elapsed_ms() >= self.time_budget
                 || self.stop.is_some_and(|s| s.load(AtomicOrdering::Relaxed)))
@@ -104,7 +110,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         }
         if depth == 0 || ply >= MAX_PLY {
             if pos.outcome().is_some() {
-                return terminal(pos, ply);
+                return terminal(pos, ply, self.contempt);
             }
             if !pos.wins_now() || ply >= MAX_PLY {
                 return pos.evaluate();
@@ -193,7 +199,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             return 0;
         }
         if searched == 0 {
-            return terminal(pos, ply);
+            return terminal(pos, ply, self.contempt);
         }
         let bound = if best >= beta {
             Bound::Lower
@@ -222,6 +228,7 @@ pub fn search<G: Searchable>(pos: &G, history: &[u64], params: &Params<'_>) -> R
         clock: params.clock,
         stop: params.stop,
         stopped: false,
+        contempt: params.contempt,
     };
     let mut root_moves = MoveList::new();
     pos.legal_moves(&mut root_moves);
@@ -236,7 +243,7 @@ pub fn search<G: Searchable>(pos: &G, history: &[u64], params: &Params<'_>) -> R
     if root_moves.is_empty() {
         return Report {
             lines: Vec::new(),
-            score: Score::from_internal(terminal(pos, 0)),
+            score: Score::from_internal(terminal(pos, 0, 0)),
             depth: 0,
             nodes: 1,
             time_ms: params.clock.elapsed_ms(),

@@ -1,6 +1,8 @@
 //! Black-box tests of the HTTP API: the real application on port 0, a real Redis per test.
 
+mod analysis;
 mod clocks;
+mod computer;
 mod concurrency;
 mod docs;
 mod errors;

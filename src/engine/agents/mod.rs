@@ -83,6 +83,7 @@ impl Agent {
                     clock,
                     stop: None,
                     tt_bits: 20,
+                    contempt: 20,
                 },
             )
             .best(),

@@ -67,7 +67,7 @@ pub fn choose<G: Game>(
     let mut scratch = MoveList::new();
     let mut iterations = 0u64;
     loop {
-        if iterations % 64 == 0 && clock.elapsed_ms() >= movetime_ms {
+        if iterations.is_multiple_of(64) && clock.elapsed_ms() >= movetime_ms {
             break;
         }
         iterations += 1;

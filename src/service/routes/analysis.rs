@@ -76,6 +76,7 @@ async fn run(
                     clock: &clock,
                     stop: None,
                     tt_bits: 18,
+                    contempt: 0,
                 },
             )
         })

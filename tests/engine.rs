@@ -1,0 +1,181 @@
+//! The engine's contract: determinism, limits and caps, multi-PV, finished positions, and the
+//! bench fingerprint.
+
+use std::cell::Cell;
+use std::sync::atomic::AtomicBool;
+
+use pillarz::engine::bench::run_all;
+use pillarz::engine::limits::CHECK_EVERY;
+use pillarz::engine::{Caps, Clock, FrozenClock, Limit, Params, Report, Score, Searchable, search};
+use pillarz::rules::{Game, MoveList, Variants, alcazar, pilastri, pillarz as pz, pyrga};
+
+fn params(limit: Limit) -> Params<'static> {
+    Params {
+        limit,
+        caps: Caps::NONE,
+        multipv: 1,
+        clock: &FrozenClock,
+        stop: None,
+        tt_bits: 16,
+        contempt: 0,
+    }
+}
+
+fn start<G: Searchable>() -> G {
+    G::start(Variants::NONE)
+}
+
+fn same_twice<G: Searchable>(limit: Limit) {
+    let pos = start::<G>();
+    let a: Report<G::Move> = search(&pos, &[], &params(limit));
+    let b = search(&pos, &[], &params(limit));
+    assert_eq!(a, b);
+    let mut legal = MoveList::new();
+    pos.legal_moves(&mut legal);
+    assert!(legal.contains(&a.best().unwrap()));
+}
+
+#[test]
+fn fixed_depth_and_node_searches_are_deterministic() {
+    same_twice::<pz::Position>(Limit::Depth(3));
+    same_twice::<pilastri::Position>(Limit::Nodes(30_000));
+    same_twice::<pyrga::Position>(Limit::Depth(4));
+    same_twice::<alcazar::Position>(Limit::Nodes(30_000));
+}
+
+#[test]
+fn the_node_limit_and_the_caps_hold() {
+    let pos = start::<pilastri::Position>();
+    let report = search(&pos, &[], &params(Limit::Nodes(10_000)));
+    assert!(
+        report.nodes <= 10_000 + CHECK_EVERY,
+        "{} nodes",
+        report.nodes
+    );
+    let mut capped = params(Limit::Depth(40));
+    capped.caps = Caps {
+        max_depth: 3,
+        max_nodes: u64::MAX,
+        max_time_ms: u64::MAX,
+    };
+    assert_eq!(search(&pos, &[], &capped).depth, 3);
+    let mut capped = params(Limit::Nodes(u64::MAX));
+    capped.caps.max_nodes = 5_000;
+    assert!(search(&pos, &[], &capped).nodes <= 5_000 + CHECK_EVERY);
+}
+
+/// A clock that advances one millisecond every time it is read: movetime is enforced by the
+/// engine itself, deterministically.
+struct TickingClock(Cell<u64>);
+
+impl Clock for TickingClock {
+    fn elapsed_ms(&self) -> u64 {
+        self.0.set(self.0.get() + 1);
+        self.0.get()
+    }
+}
+
+#[test]
+fn movetime_is_enforced_through_the_clock_it_is_given() {
+    let pos = start::<alcazar::Position>();
+    let clock = TickingClock(Cell::new(0));
+    let mut p = params(Limit::MovetimeMs(40));
+    p.clock = &clock;
+    let report = search(&pos, &[], &p);
+    assert!(report.best().is_some());
+    // The clock is read every CHECK_EVERY nodes and after every iteration.
+    assert!(report.nodes <= 41 * CHECK_EVERY, "{} nodes", report.nodes);
+}
+
+#[test]
+fn a_stop_flag_ends_the_search() {
+    let stop = AtomicBool::new(true);
+    let pos = start::<pz::Position>();
+    let mut p = params(Limit::Depth(30));
+    p.stop = Some(&stop);
+    let report = search(&pos, &[], &p);
+    assert!(report.nodes <= CHECK_EVERY * 2);
+    assert!(report.best().is_some(), "still names a legal move");
+}
+
+#[test]
+fn multipv_reports_distinct_moves_best_first() {
+    let pos = pz::Position::parse_position("00000/00o00x0/00000/00x00o0/00000 1", Variants::NONE)
+        .unwrap();
+    let mut p = params(Limit::Depth(3));
+    p.multipv = 4;
+    let report = search(&pos, &[], &p);
+    assert_eq!(report.lines.len(), 4);
+    let mut moves: Vec<_> = report.lines.iter().map(|l| l.mv).collect();
+    moves.dedup();
+    assert_eq!(moves.len(), 4);
+    let value = |s: Score| match s {
+        Score::Value(v) => i64::from(v),
+        Score::WinIn(n) => 10_000_000 - i64::from(n),
+        Score::LossIn(n) => -10_000_000 + i64::from(n),
+    };
+    for pair in report.lines.windows(2) {
+        assert!(value(pair[0].score) >= value(pair[1].score));
+    }
+    for line in &report.lines {
+        assert_eq!(line.pv[0], line.mv);
+    }
+    // The best line of a multi-PV search scores what a single-line search says.
+    let single = search(&pos, &[], &params(Limit::Depth(3)));
+    assert_eq!(single.score, report.score);
+}
+
+#[test]
+fn a_finished_position_has_no_move_and_a_proven_score() {
+    let trapped =
+        pz::Position::parse_position("00000o/0000o0/00000/44400/0x0x200 1", Variants::NONE)
+            .unwrap();
+    let report = search(&trapped, &[], &params(Limit::Depth(5)));
+    assert!(report.lines.is_empty());
+    assert_eq!(report.score, Score::LossIn(0));
+    let won = pz::Position::parse_position("00000/00000/0o003x0/00o210/0x0000 2", Variants::NONE)
+        .unwrap();
+    assert_eq!(
+        search(&won, &[], &params(Limit::Depth(5))).score,
+        Score::LossIn(0)
+    );
+}
+
+#[test]
+fn alcazar_search_respects_the_game_history() {
+    // Red steps b8-d8-b8 while Green steps h2-f2: Green stepping back to h2 would recreate
+    // the start position, which the no-repetition rule forbids.
+    let mut pos = alcazar::Position::start(Variants::NONE);
+    let mut history = Vec::new();
+    for mv in ["Kd8", "Kf2", "Kb8"] {
+        history.push(pos.repetition_key());
+        pos = pos.play(&mv.parse().unwrap()).unwrap();
+    }
+    let mut p = params(Limit::Depth(3));
+    p.multipv = 64;
+    let report = search(&pos, &history, &p);
+    assert!(!report.lines.is_empty());
+    for line in &report.lines {
+        assert_ne!(line.mv.to_string(), "Kh2");
+        let mut child = pos;
+        child.play_unchecked(&line.mv);
+        assert!(
+            !history.contains(&child.repetition_key()),
+            "{} repeats",
+            line.mv
+        );
+    }
+    // Without the history the same move is fine.
+    let free = search(&pos, &[], &p);
+    assert!(free.lines.iter().any(|l| l.mv.to_string() == "Kh2"));
+}
+
+/// The bench's node count is the search's fingerprint: a pure refactor must not change it.
+/// (A deliberate change to the search or an evaluation updates this number in the same commit.)
+#[test]
+fn bench_fingerprint() {
+    let total = run_all(|_| {});
+    assert_eq!(total, BENCH_NODES);
+}
+
+const BENCH_NODES: u64 = 3_067_638;

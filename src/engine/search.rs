@@ -289,7 +289,7 @@ pub fn search<G: Searchable>(pos: &G, history: &[u64], params: &Params<'_>) -> R
         if s.stopped {
             break;
         }
-        this.sort_by(|a, b| b.1.cmp(&a.1));
+        this.sort_by_key(|t| std::cmp::Reverse(t.1));
         ranked = this;
         completed = depth;
         let top = &ranked[..multipv];

@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod cli;
+pub mod client;
 pub mod engine;
 pub mod rules;
 pub mod service;

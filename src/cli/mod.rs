@@ -2,13 +2,19 @@
 //! validated configuration, and only then does any work (or I/O) start.
 //!
 //! Exit codes: 0 success, 1 a runtime failure, 2 bad arguments or bad input (clap's own usage
-//! errors exit 2 as well).
+//! errors exit 2 as well); the client commands add 3 (the server refused the request), 4 (the
+//! server failed or is unavailable), 5 (the server cannot be reached), 6 (no answer in time)
+//! and 7 (an answer that breaks the API).
 
+mod analyze;
 mod bench;
 mod bench_movegen;
+mod client_args;
+mod game_cmds;
 mod match_cmd;
 mod openapi;
 mod perft;
+mod play;
 mod serve;
 
 use std::process::ExitCode;
@@ -42,6 +48,26 @@ enum Command {
     Bench(bench::Args),
     /// Play a match between two players and estimate their Elo difference.
     Match(match_cmd::Args),
+    /// List the games the server plays.
+    Catalog(game_cmds::CatalogArgs),
+    /// Create a game; prints its id and saves the seat tokens locally.
+    New(game_cmds::NewArgs),
+    /// Show a game: board, moves, result, clocks.
+    Show(game_cmds::IdArgs),
+    /// List a game's legal moves.
+    Moves(game_cmds::IdArgs),
+    /// Play a move (with a saved seat token).
+    Move(game_cmds::MoveArgs),
+    /// Resign a game (with a saved seat token).
+    Resign(game_cmds::ResignArgs),
+    /// Show a game's clocks.
+    Clock(game_cmds::IdArgs),
+    /// Analyse a stored game or any position with the server's engine.
+    Analyze(analyze::AnalyzeArgs),
+    /// Analyse many positions from a file; NDJSON results on stdout.
+    AnalyzeBatch(analyze::BatchArgs),
+    /// Play against the server's engine in the terminal.
+    Play(play::PlayArgs),
 }
 
 /// An error that already knows its exit code.
@@ -53,6 +79,9 @@ pub enum CliError {
     /// Anything else: exit 1.
     #[error(transparent)]
     Failure(#[from] anyhow::Error),
+    /// A failed request to the server: exit 3 to 7 (see `ClientError::exit_code`).
+    #[error(transparent)]
+    Client(crate::client::ClientError),
 }
 
 impl CliError {
@@ -60,6 +89,7 @@ impl CliError {
         match self {
             CliError::Usage(_) => EXIT_USAGE,
             CliError::Failure(_) => EXIT_FAILURE,
+            CliError::Client(e) => e.exit_code(),
         }
     }
 }
@@ -83,6 +113,16 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Openapi(args) => openapi::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Match(args) => match_cmd::run(args),
+        Command::Catalog(args) => game_cmds::catalog(args),
+        Command::New(args) => game_cmds::new(args),
+        Command::Show(args) => game_cmds::show(args),
+        Command::Moves(args) => game_cmds::moves(args),
+        Command::Move(args) => game_cmds::play_move(args),
+        Command::Resign(args) => game_cmds::resign(args),
+        Command::Clock(args) => game_cmds::clock(args),
+        Command::Analyze(args) => analyze::analyze(args),
+        Command::AnalyzeBatch(args) => analyze::batch(args),
+        Command::Play(args) => play::play(args),
         Command::BenchMovegen(args) => bench_movegen::run(args),
     }
 }

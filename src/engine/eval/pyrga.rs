@@ -21,6 +21,6 @@ impl Searchable for Position {
         let me = self.turn().index();
         let counts = self.tiebreak_counts();
         let diff = |i: usize| counts[me][i] as i32 - counts[1 - me][i] as i32;
-        1000 * diff(0) + 200 * diff(1) + 20 * diff(2)
+        1000 * diff(0) + 400 * diff(1) + 40 * diff(2)
     }
 }

@@ -1,0 +1,342 @@
+//! The client's game commands: `catalog`, `new`, `show`, `moves`, `move`, `resign`, `clock`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::process::ExitCode;
+
+use serde_json::{Value, json};
+
+use crate::api::{Catalog, ClockView, CreatedGame, GameView, LegalMoves, Seat, Status};
+use crate::client::api_client::decode;
+use crate::client::duration::{parse_clock, show_ms};
+use crate::client::{board, tokens};
+use crate::rules::GameKind;
+
+use super::CliError;
+use super::client_args::{Client, ClientArgs, block_on, print_json};
+
+#[derive(Debug, clap::Args)]
+pub struct CatalogArgs {
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct NewArgs {
+    /// The game: pillarz, pilastri, pyrga or alcazar.
+    game: String,
+    /// A rules variant (repeatable): size-8, jumpers.
+    #[arg(long = "variant")]
+    variants: Vec<String>,
+    /// A Fischer clock, initial+increment, e.g. 5m+3s (untimed when absent).
+    #[arg(long)]
+    clock: Option<String>,
+    /// Let the service's engine play one seat, at this level (1-8).
+    #[arg(long, value_name = "LEVEL")]
+    vs_engine: Option<u8>,
+    /// The seat the engine plays with --vs-engine.
+    #[arg(long, default_value = "p2", value_parser = parse_seat)]
+    engine_seat: Seat,
+    /// Start from this position instead of the initial one.
+    #[arg(long, allow_hyphen_values = true)]
+    position: Option<String>,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct IdArgs {
+    /// The game's id.
+    id: String,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MoveArgs {
+    /// The game's id.
+    id: String,
+    /// The move, in the game's notation.
+    #[arg(allow_hyphen_values = true)]
+    mv: String,
+    /// The seat to play for (default: the seat to move, if its token is saved).
+    #[arg(long, value_parser = parse_seat)]
+    seat: Option<Seat>,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ResignArgs {
+    /// The game's id.
+    id: String,
+    /// The seat that resigns (default: the only seat held, or the seat to move).
+    #[arg(long, value_parser = parse_seat)]
+    seat: Option<Seat>,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+pub fn parse_seat(s: &str) -> Result<Seat, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "p1" => Ok(Seat::P1),
+        "p2" => Ok(Seat::P2),
+        _ => Err(format!("{s:?} is not a seat (p1 or p2)")),
+    }
+}
+
+pub fn seat_name(seat: Seat) -> &'static str {
+    match seat {
+        Seat::P1 => "p1",
+        Seat::P2 => "p2",
+    }
+}
+
+/// The game view as text: board, moves, status and clocks.
+pub fn describe(view: &GameView) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} game {}  (ply {}, version {})",
+        view.game, view.id, view.ply, view.version
+    );
+    match view.game.parse::<GameKind>() {
+        Ok(kind) => match board::render(kind, &view.variants, &view.position) {
+            Ok(text) => out.push_str(&text),
+            Err(e) => {
+                let _ = writeln!(out, "  (cannot draw the board: {e})");
+            }
+        },
+        Err(e) => {
+            let _ = writeln!(out, "  ({e})");
+        }
+    }
+    let _ = writeln!(out, "position: {}", view.position);
+    if !view.moves.is_empty() {
+        let _ = writeln!(out, "moves: {}", view.moves.join(" "));
+    }
+    match view.status {
+        Status::Ongoing => {
+            let _ = writeln!(out, "{} to move", seat_name(view.turn));
+        }
+        Status::Finished => {
+            let result = view.result.map_or("?".to_string(), |r| {
+                serde_json::to_value(r).map_or("?".into(), |v| v.as_str().unwrap_or("?").into())
+            });
+            let how = view.termination.map_or("?".to_string(), |t| {
+                serde_json::to_value(t).map_or("?".into(), |v| v.as_str().unwrap_or("?").into())
+            });
+            let _ = writeln!(out, "finished: {result} ({how})");
+        }
+    }
+    if let Some(clock) = &view.clock {
+        out.push_str(&describe_clock(clock));
+    }
+    for (seat, level) in &view.engine_seats {
+        let _ = writeln!(
+            out,
+            "{} is played by the engine (level {level})",
+            seat_name(*seat)
+        );
+    }
+    out
+}
+
+pub fn describe_clock(clock: &ClockView) -> String {
+    let mut out = String::new();
+    for (seat, ms) in &clock.remaining_ms {
+        let running = if clock.running == Some(*seat) {
+            "  (running)"
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "clock {}: {}{running}", seat_name(*seat), show_ms(*ms));
+    }
+    out
+}
+
+pub fn catalog(args: CatalogArgs) -> Result<ExitCode, CliError> {
+    let client = args.client.validate()?;
+    block_on(async {
+        let value = client.api.get("/v1/catalog").await?;
+        if client.json {
+            print_json(&value);
+            return Ok(ExitCode::SUCCESS);
+        }
+        let catalog: Catalog = decode(&value)?;
+        for game in &catalog.games {
+            let variants: Vec<&str> = game.variants.iter().map(|v| v.name.as_str()).collect();
+            println!(
+                "{:<9} {:<9} variants: {:<18} start: {}",
+                game.game,
+                game.title,
+                if variants.is_empty() {
+                    "-".to_string()
+                } else {
+                    variants.join(",")
+                },
+                game.start_position
+            );
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+pub fn new(args: NewArgs) -> Result<ExitCode, CliError> {
+    let client = args.client.validate()?;
+    let mut body = json!({"game": args.game, "variants": args.variants});
+    if let Some(clock) = &args.clock {
+        let (initial_ms, increment_ms) = parse_clock(clock).map_err(CliError::Usage)?;
+        body["time_control"] = json!({"initial_ms": initial_ms, "increment_ms": increment_ms});
+    }
+    if let Some(level) = args.vs_engine {
+        body["seats"] = json!({ seat_name(args.engine_seat): {"engine": {"level": level}} });
+    }
+    if let Some(position) = &args.position {
+        body["position"] = json!(position);
+    }
+    block_on(async {
+        let value = client.api.post("/v1/games", &body, None).await?;
+        let created: CreatedGame = decode(&value)?;
+        tokens::save(&client.tokens_file, &created.game.id, &created.tokens)
+            .map_err(|e| CliError::Failure(anyhow::anyhow!(e)))?;
+        if client.json {
+            print_json(&value);
+        } else {
+            println!("{}", created.game.id);
+            let seats: Vec<&str> = created.tokens.keys().map(|s| seat_name(*s)).collect();
+            eprintln!(
+                "created a {} game; tokens for {} saved to {}",
+                created.game.game,
+                seats.join(" and "),
+                client.tokens_file.display()
+            );
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+pub async fn fetch_view(client: &Client, id: &str) -> Result<(Value, GameView), CliError> {
+    let value = client.api.get(&format!("/v1/games/{id}")).await?;
+    let view = decode(&value)?;
+    Ok((value, view))
+}
+
+pub fn show(args: IdArgs) -> Result<ExitCode, CliError> {
+    let client = args.client.validate()?;
+    block_on(async {
+        let (value, view) = fetch_view(&client, &args.id).await?;
+        if client.json {
+            print_json(&value);
+        } else {
+            print!("{}", describe(&view));
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+pub fn moves(args: IdArgs) -> Result<ExitCode, CliError> {
+    let client = args.client.validate()?;
+    block_on(async {
+        let value = client
+            .api
+            .get(&format!("/v1/games/{}/legal-moves", args.id))
+            .await?;
+        if client.json {
+            print_json(&value);
+        } else {
+            let legal: LegalMoves = decode(&value)?;
+            println!("{}", legal.moves.join(" "));
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+pub fn clock(args: IdArgs) -> Result<ExitCode, CliError> {
+    let client = args.client.validate()?;
+    block_on(async {
+        let value = client
+            .api
+            .get(&format!("/v1/games/{}/clock", args.id))
+            .await?;
+        if client.json {
+            print_json(&value);
+        } else {
+            print!("{}", describe_clock(&decode(&value)?));
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// The saved token for `seat` (or, without one, for the only or the moving seat held).
+pub fn token_for(
+    client: &Client,
+    id: &str,
+    seat: Option<Seat>,
+    view: &GameView,
+) -> Result<(Seat, String), CliError> {
+    let all =
+        tokens::load(&client.tokens_file).map_err(|e| CliError::Failure(anyhow::anyhow!(e)))?;
+    let held: BTreeMap<Seat, String> = all.get(id).cloned().unwrap_or_default();
+    let seat = match seat {
+        Some(s) => s,
+        None if held.len() == 1 => *held.keys().next().expect("one"),
+        None => view.turn,
+    };
+    let token = held.get(&seat).cloned().ok_or_else(|| {
+        CliError::Usage(format!(
+            "no saved token for {} of game {id} in {}",
+            seat_name(seat),
+            client.tokens_file.display()
+        ))
+    })?;
+    Ok((seat, token))
+}
+
+pub fn play_move(args: MoveArgs) -> Result<ExitCode, CliError> {
+    let client = args.client.validate()?;
+    block_on(async {
+        let (_, view) = fetch_view(&client, &args.id).await?;
+        let seat = args.seat.or(Some(view.turn));
+        let (_, token) = token_for(&client, &args.id, seat, &view)?;
+        let value = client
+            .api
+            .post(
+                &format!("/v1/games/{}/moves", args.id),
+                &json!({"move": args.mv}),
+                Some(&token),
+            )
+            .await?;
+        if client.json {
+            print_json(&value);
+        } else {
+            let after: GameView = decode(&value)?;
+            println!("played {}", after.moves.last().map_or("?", String::as_str));
+            print!("{}", describe(&after));
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+pub fn resign(args: ResignArgs) -> Result<ExitCode, CliError> {
+    let client = args.client.validate()?;
+    block_on(async {
+        let (_, view) = fetch_view(&client, &args.id).await?;
+        let (seat, token) = token_for(&client, &args.id, args.seat, &view)?;
+        let value = client
+            .api
+            .post(
+                &format!("/v1/games/{}/resign", args.id),
+                &json!({}),
+                Some(&token),
+            )
+            .await?;
+        if client.json {
+            print_json(&value);
+        } else {
+            println!("{} resigned", seat_name(seat));
+            print!("{}", describe(&decode(&value)?));
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}

@@ -1,0 +1,140 @@
+//! `pillarz play`: an interactive game against the service's engine in the terminal. The board
+//! is redrawn every turn; type a move, `?` for the legal moves, `resign`, or `quit`.
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::api::{CreatedGame, GameView, LegalMoves, Seat, Status};
+use crate::client::api_client::decode;
+use crate::client::duration::parse_clock;
+use crate::client::{ClientError, tokens};
+
+use super::CliError;
+use super::client_args::{ClientArgs, block_on};
+use super::game_cmds::{describe, fetch_view, parse_seat, seat_name};
+
+#[derive(Debug, clap::Args)]
+pub struct PlayArgs {
+    /// The game: pillarz, pilastri, pyrga or alcazar.
+    game: String,
+    /// The engine's level (1-8).
+    #[arg(long, value_name = "LEVEL")]
+    vs_engine: u8,
+    /// Your seat (p1 moves first).
+    #[arg(long = "as", default_value = "p1", value_parser = parse_seat)]
+    seat: Seat,
+    /// A rules variant (repeatable).
+    #[arg(long = "variant")]
+    variants: Vec<String>,
+    /// A Fischer clock, e.g. 5m+3s.
+    #[arg(long)]
+    clock: Option<String>,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
+    let client = args.client.validate()?;
+    let engine_seat = if args.seat == Seat::P1 {
+        Seat::P2
+    } else {
+        Seat::P1
+    };
+    let mut body = json!({"game": args.game, "variants": args.variants,
+        "seats": {seat_name(engine_seat): {"engine": {"level": args.vs_engine}}}});
+    if let Some(clock) = &args.clock {
+        let (initial_ms, increment_ms) = parse_clock(clock).map_err(CliError::Usage)?;
+        body["time_control"] = json!({"initial_ms": initial_ms, "increment_ms": increment_ms});
+    }
+    block_on(async {
+        let created: CreatedGame = decode(&client.api.post("/v1/games", &body, None).await?)?;
+        let id = created.game.id.clone();
+        tokens::save(&client.tokens_file, &id, &created.tokens)
+            .map_err(|e| CliError::Failure(anyhow::anyhow!(e)))?;
+        let token = created.tokens[&args.seat].clone();
+        println!(
+            "game {id}: you play {} against the level-{} engine",
+            seat_name(args.seat),
+            args.vs_engine
+        );
+        let stdin = std::io::stdin();
+        let mut input = stdin.lock().lines();
+        let mut shown_ply = u64::MAX;
+        loop {
+            let (_, view) = fetch_view(&client, &id).await?;
+            if view.status == Status::Finished {
+                print!("{}", describe(&view));
+                println!("game over");
+                return Ok(ExitCode::SUCCESS);
+            }
+            if view.turn != args.seat {
+                if shown_ply != view.ply {
+                    print!("{}", describe(&view));
+                    println!("the engine is thinking…");
+                    shown_ply = view.ply;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+            if shown_ply != view.ply {
+                print!("{}", describe(&view));
+                shown_ply = view.ply;
+            }
+            print!("your move (? for legal moves, resign, quit): ");
+            std::io::stdout().flush().map_err(anyhow::Error::from)?;
+            let Some(line) = input.next() else {
+                println!();
+                println!("input ended; the game {id} stays open");
+                return Ok(ExitCode::SUCCESS);
+            };
+            let line = line.map_err(anyhow::Error::from)?;
+            match line.trim() {
+                "" => {}
+                "?" => {
+                    let legal: LegalMoves = decode(
+                        &client
+                            .api
+                            .get(&format!("/v1/games/{id}/legal-moves"))
+                            .await?,
+                    )?;
+                    println!("legal moves: {}", legal.moves.join(" "));
+                }
+                "quit" => {
+                    println!("left the game {id} open");
+                    return Ok(ExitCode::SUCCESS);
+                }
+                "resign" => {
+                    client
+                        .api
+                        .post(&format!("/v1/games/{id}/resign"), &json!({}), Some(&token))
+                        .await?;
+                    shown_ply = u64::MAX;
+                }
+                mv => {
+                    let answer = client
+                        .api
+                        .post(
+                            &format!("/v1/games/{id}/moves"),
+                            &json!({"move": mv}),
+                            Some(&token),
+                        )
+                        .await;
+                    match answer {
+                        Ok(value) => {
+                            let after: GameView = decode(&value)?;
+                            println!(
+                                "you played {}",
+                                after.moves.last().map_or("?", String::as_str)
+                            );
+                        }
+                        Err(ClientError::Refused(p)) => println!("{}: {}", p.code, p.detail),
+                        Err(e) => return Err(e.into()),
+                    }
+                }
+            }
+        }
+    })
+}

@@ -1,0 +1,132 @@
+//! A thin typed client of the HTTP API over reqwest. Answers come back as JSON values (printed
+//! as they are with `--json`) and are decoded into the shared API types for people.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::api::Problem;
+
+/// Why a request failed, each with its own exit code (see [`ClientError::exit_code`]).
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The server refused the request with a problem+json answer.
+    #[error("{}: {} (HTTP {})", .0.code, .0.detail, .0.status)]
+    Refused(Box<Problem>),
+    /// The server failed or is unavailable (5xx).
+    #[error("server error: {}: {} (HTTP {})", .0.code, .0.detail, .0.status)]
+    ServerError(Box<Problem>),
+    /// The server could not be reached.
+    #[error("cannot reach the server at {url}: {detail}")]
+    Network { url: String, detail: String },
+    /// The server did not answer in time.
+    #[error("the server at {url} did not answer within {secs} s")]
+    Timeout { url: String, secs: u64 },
+    /// The answer was not what the API promises.
+    #[error("unexpected answer from the server: {0}")]
+    Protocol(String),
+}
+
+impl ClientError {
+    /// 3: refused (4xx), 4: server error (5xx), 5: network, 6: timeout, 7: protocol.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ClientError::Refused(_) => 3,
+            ClientError::ServerError(_) => 4,
+            ClientError::Network { .. } => 5,
+            ClientError::Timeout { .. } => 6,
+            ClientError::Protocol(_) => 7,
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct ApiClient {
+    base: String,
+    http: reqwest::Client,
+    timeout: Duration,
+}
+
+impl ApiClient {
+    pub fn new(base: &str, timeout: Duration) -> ApiClient {
+        ApiClient {
+            base: base.trim_end_matches('/').to_string(),
+            http: reqwest::Client::builder()
+                .timeout(timeout)
+                .build()
+                .expect("a client with a timeout builds"),
+            timeout,
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    fn transport(&self, e: reqwest::Error) -> ClientError {
+        if e.is_timeout() {
+            ClientError::Timeout {
+                url: self.base.clone(),
+                secs: self.timeout.as_secs(),
+            }
+        } else {
+            let mut detail = e.to_string();
+            let mut source = std::error::Error::source(&e);
+            while let Some(s) = source {
+                detail = format!("{detail}: {s}");
+                source = s.source();
+            }
+            ClientError::Network {
+                url: self.base.clone(),
+                detail,
+            }
+        }
+    }
+
+    async fn send(&self, request: reqwest::RequestBuilder) -> Result<Value, ClientError> {
+        let response = request.send().await.map_err(|e| self.transport(e))?;
+        let status = response.status();
+        let text = response.text().await.map_err(|e| self.transport(e))?;
+        if status.is_success() {
+            return serde_json::from_str(&text)
+                .map_err(|e| ClientError::Protocol(format!("{e}: {text:.200}")));
+        }
+        let problem: Problem = serde_json::from_str(&text).unwrap_or_else(|_| Problem {
+            kind: String::new(),
+            title: status.to_string(),
+            status: status.as_u16(),
+            code: "http_error".into(),
+            detail: text.chars().take(200).collect(),
+            request_id: None,
+        });
+        if status.is_server_error() {
+            Err(ClientError::ServerError(Box::new(problem)))
+        } else {
+            Err(ClientError::Refused(Box::new(problem)))
+        }
+    }
+
+    pub async fn get(&self, path: &str) -> Result<Value, ClientError> {
+        self.send(self.http.get(self.url(path))).await
+    }
+
+    pub async fn post(
+        &self,
+        path: &str,
+        body: &impl Serialize,
+        token: Option<&str>,
+    ) -> Result<Value, ClientError> {
+        let mut request = self.http.post(self.url(path)).json(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        self.send(request).await
+    }
+}
+
+/// Decodes an answer into an API type.
+pub fn decode<T: DeserializeOwned>(value: &Value) -> Result<T, ClientError> {
+    serde_json::from_value(value.clone()).map_err(|e| ClientError::Protocol(e.to_string()))
+}

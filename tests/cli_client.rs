@@ -1,0 +1,294 @@
+//! The CLI client, run as the real binary against a real server started here (embedded store).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use pillarz::service::configuration::Settings;
+use pillarz::service::startup::Application;
+use serde_json::Value;
+
+struct Server {
+    url: String,
+    tokens: PathBuf,
+    _dir: TempDir,
+}
+
+/// A directory removed when dropped.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+async fn server() -> Server {
+    let app = Application::build(Settings::for_tests()).unwrap();
+    let url = format!("http://127.0.0.1:{}", app.port());
+    tokio::spawn(app.run_until_stopped());
+    let dir = std::env::temp_dir().join(format!("pillarz-cli-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    Server {
+        url,
+        tokens: dir.join("tokens.json"),
+        _dir: TempDir(dir),
+    }
+}
+
+impl Server {
+    /// Runs `pillarz <args>` against this server, with `stdin` as its input.
+    async fn run(&self, args: &[&str], stdin: &str) -> Output {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pillarz"));
+        command
+            .args(args)
+            .env("PILLARZ_URL", &self.url)
+            .env("PILLARZ_TOKENS", &self.tokens)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let input = stdin.to_string();
+        tokio::task::spawn_blocking(move || {
+            let mut child = command.spawn().unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(input.as_bytes())
+                .unwrap();
+            child.wait_with_output().unwrap()
+        })
+        .await
+        .unwrap()
+    }
+
+    async fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args, "").await;
+        assert!(
+            out.status.success(),
+            "{args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    async fn json(&self, args: &[&str]) -> Value {
+        let mut all = args.to_vec();
+        all.push("--json");
+        serde_json::from_str(&self.ok(&all).await).unwrap()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn catalog_new_show_moves_move_clock_resign() {
+    let s = server().await;
+    let catalog = s.ok(&["catalog"]).await;
+    assert!(catalog.contains("alcazar") && catalog.contains("size-8,jumpers"));
+    assert_eq!(
+        s.json(&["catalog"]).await["games"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
+
+    let id = s
+        .ok(&["new", "pillarz", "--clock", "5m+3s"])
+        .await
+        .trim()
+        .to_string();
+    assert_eq!(id.len(), 36);
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&s.tokens).unwrap()).unwrap();
+    assert_eq!(
+        saved[&id].as_object().unwrap().len(),
+        2,
+        "both tokens saved"
+    );
+
+    let shown = s.ok(&["show", &id]).await;
+    assert!(
+        shown.contains("p1 to move") && shown.contains("clock p1: 4:5")
+            || shown.contains("clock p1: 5:00"),
+        "{shown}"
+    );
+    let moves = s.ok(&["moves", &id]).await;
+    assert_eq!(moves.split_whitespace().count(), 300);
+    let played = s.ok(&["move", &id, " C2 + B1 "]).await;
+    assert!(played.starts_with("played b1+c2"), "{played}");
+    let view = s.json(&["show", &id]).await;
+    assert_eq!(view["moves"], serde_json::json!(["b1+c2"]));
+    assert_eq!(view["turn"], "p2");
+    let clock = s.ok(&["clock", &id]).await;
+    assert!(clock.contains("clock p2") && clock.contains("(running)"));
+    assert!(
+        s.json(&["clock", &id]).await["remaining_ms"]["p1"]
+            .as_u64()
+            .unwrap()
+            > 300_000
+    );
+    let resigned = s.ok(&["resign", &id, "--seat", "p2"]).await;
+    assert!(resigned.contains("p2 resigned") && resigned.contains("finished: p1 (resign)"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn analyze_a_game_and_a_position() {
+    let s = server().await;
+    let id = s.ok(&["new", "alcazar"]).await.trim().to_string();
+    let text = s
+        .ok(&["analyze", &id, "--depth", "3", "--multipv", "2"])
+        .await;
+    assert!(text.contains("best move:") && text.contains("depth 3") && text.contains("2. "));
+    let json = s
+        .json(&[
+            "analyze",
+            "--game",
+            "pillarz",
+            "--position",
+            "0o00x00/1231x0/21o040/11200/01000 2",
+            "--depth",
+            "5",
+        ])
+        .await;
+    assert_eq!(json["score"], serde_json::json!({"win_in": 3}));
+    let timed = s
+        .json(&[
+            "analyze",
+            "--game",
+            "pyrga",
+            "--position",
+            "-,-,-,-/-,-,-,-/-,-,-,-/-,-,-,- 1 -",
+            "--movetime",
+            "200ms",
+        ])
+        .await;
+    assert!(timed["time_ms"].as_u64().unwrap() < 2000);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn analyze_batch_reports_every_line_and_keeps_going() {
+    let s = server().await;
+    let file = s.tokens.with_file_name("batch.txt");
+    std::fs::write(
+        &file,
+        [
+            "b5,c6,d7,e2,e8,f3,g4,h5 b8 h2 1 -",
+            "# a comment",
+            "not a position",
+            r#"{"game": "pillarz", "position": "00000/00o00x0/00000/00x00o0/00000 1"}"#,
+            r#"{"game": "chess", "position": "8/8 w"}"#,
+            "{broken json",
+            "b5,c6,d7,d9,e2,f3,g4,h5 b8 h2 2 d9",
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let out = s
+        .run(
+            &[
+                "analyze-batch",
+                file.to_str().unwrap(),
+                "--game",
+                "alcazar",
+                "--depth",
+                "2",
+                "--concurrency",
+                "3",
+            ],
+            "",
+        )
+        .await;
+    assert_eq!(out.status.code(), Some(1), "failures make the exit code 1");
+    let results: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let lines: Vec<u64> = results
+        .iter()
+        .map(|r| r["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        lines,
+        [1, 3, 4, 5, 6, 7],
+        "one result per input line, in order"
+    );
+    let ok: Vec<bool> = results.iter().map(|r| r["ok"] == true).collect();
+    assert_eq!(ok, [true, false, true, false, false, true]);
+    assert_eq!(results[1]["error"]["code"], "bad_position");
+    assert_eq!(results[3]["error"]["code"], "bad_request");
+    assert_eq!(results[4]["error"]["code"], "bad_input");
+    assert!(results[0]["analysis"]["best_move"].is_string());
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("6 positions, 3 failed")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_scripted_play_session_through_stdin() {
+    let s = server().await;
+    let out = s
+        .run(
+            &["play", "pyrga", "--vs-engine", "1"],
+            "?\nSb2\nnonsense\nresign\n",
+        )
+        .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("you play p1 against the level-1 engine"),
+        "{text}"
+    );
+    assert!(text.contains("legal moves: "), "{text}");
+    assert!(text.contains("you played Sb2"), "{text}");
+    assert!(text.contains("bad_notation"), "{text}");
+    assert!(text.contains("finished: p2 (resign)"), "{text}");
+    assert!(text.contains("game over"));
+    // The engine answered the first move before the resignation.
+    assert!(text.contains("moves: Sb2 "), "{text}");
+}
+
+#[tokio::test]
+async fn errors_have_their_own_exit_codes() {
+    let s = server().await;
+    let refused = s
+        .run(&["show", "6a3e7f3a-0000-4000-8000-000000000000"], "")
+        .await;
+    assert_eq!(refused.status.code(), Some(3));
+    let err = String::from_utf8(refused.stderr).unwrap();
+    assert!(err.starts_with("error: game_not_found: "), "{err}");
+    assert_eq!(err.lines().count(), 1);
+    let bad_args = s.run(&["new", "pillarz", "--clock", "5 parsecs"], "").await;
+    assert_eq!(bad_args.status.code(), Some(2));
+    let no_token = s
+        .run(
+            &[
+                "move",
+                &s.ok(&["new", "pyrga"]).await.trim().to_string(),
+                "Sa1",
+                "--seat",
+                "p2",
+                "--tokens-file",
+                "/nonexistent/t.json",
+            ],
+            "",
+        )
+        .await;
+    assert_eq!(no_token.status.code(), Some(2));
+    let mut down = Command::new(env!("CARGO_BIN_EXE_pillarz"));
+    let down = down
+        .args(["catalog", "--server", "http://127.0.0.1:9"])
+        .output()
+        .unwrap();
+    assert_eq!(down.status.code(), Some(5));
+    assert!(
+        String::from_utf8(down.stderr)
+            .unwrap()
+            .contains("cannot reach the server")
+    );
+}

@@ -265,11 +265,12 @@ async fn errors_have_their_own_exit_codes() {
     assert_eq!(err.lines().count(), 1);
     let bad_args = s.run(&["new", "pillarz", "--clock", "5 parsecs"], "").await;
     assert_eq!(bad_args.status.code(), Some(2));
+    let pyrga_id = s.ok(&["new", "pyrga"]).await;
     let no_token = s
         .run(
             &[
                 "move",
-                &s.ok(&["new", "pyrga"]).await.trim().to_string(),
+                pyrga_id.trim(),
                 "Sa1",
                 "--seat",
                 "p2",

@@ -27,6 +27,9 @@ pub struct ServeArgs {
     /// Log as JSON lines instead of human-readable text.
     #[arg(long, env = "PILLARZ_JSON_LOGS")]
     pub json_logs: bool,
+    /// Seconds between heartbeats on idle event streams.
+    #[arg(long, env = "PILLARZ_EVENTS_HEARTBEAT_SECS", default_value_t = 15)]
+    pub events_heartbeat_secs: u64,
     /// Analyses that may run at once (0: one per core).
     #[arg(long, env = "PILLARZ_ANALYSIS_WORKERS", default_value_t = 0)]
     pub analysis_workers: usize,
@@ -68,6 +71,7 @@ pub struct Settings {
     pub body_limit: usize,
     pub workers: usize,
     pub json_logs: bool,
+    pub events_heartbeat: Duration,
     pub analysis: AnalysisSettings,
 }
 
@@ -110,6 +114,7 @@ impl Settings {
             body_limit: args.body_limit,
             workers: args.workers,
             json_logs: args.json_logs,
+            events_heartbeat: Duration::from_secs(args.events_heartbeat_secs.max(1)),
             analysis: AnalysisSettings {
                 workers: if args.analysis_workers == 0 {
                     cores()
@@ -135,6 +140,7 @@ impl Settings {
             body_limit: 16 * 1024,
             workers: 2,
             json_logs: false,
+            events_heartbeat: Duration::from_secs(15),
             analysis: AnalysisSettings {
                 workers: 2,
                 queue: 4,

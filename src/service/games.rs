@@ -48,9 +48,16 @@ async fn commit(
         expire_after: game.is_finished().then_some(state.settings.finished_ttl),
         idempotent_answer: answer.map(|(k, a)| (k.as_str(), a)),
     };
+    let event = game.event(now_ms());
     Ok(state
         .store
-        .compare_and_set(&game.id().to_string(), expected, &game.encode(), extras)
+        .compare_and_set(
+            &game.id().to_string(),
+            expected,
+            &game.encode(),
+            &event,
+            extras,
+        )
         .await?)
 }
 

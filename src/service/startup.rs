@@ -20,10 +20,15 @@ pub struct Application {
 
 impl Application {
     /// Opens the store (lazily, for Redis) and binds the listener (port 0 picks a free port).
+    /// Must be called within a Tokio runtime (it starts the store's change listener).
     pub fn build(settings: Settings) -> anyhow::Result<Application> {
         let store = match &settings.store {
             StoreSettings::Memory => Store::Memory(MemoryStore::new()),
-            StoreSettings::Redis { url, prefix } => Store::Redis(RedisStore::new(url, prefix)?),
+            StoreSettings::Redis { url, prefix } => {
+                let store = RedisStore::new(url, prefix)?;
+                store.spawn_listener();
+                Store::Redis(store)
+            }
         };
         let listener = TcpListener::bind(settings.listen)?;
         let port = listener.local_addr()?.port();

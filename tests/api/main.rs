@@ -6,6 +6,7 @@ mod computer;
 mod concurrency;
 mod docs;
 mod errors;
+mod events;
 mod full_games;
 mod games;
 mod helpers;

@@ -311,6 +311,11 @@ impl StoredGame {
         Ok(())
     }
 
+    /// The event of this version: the full view, as JSON.
+    pub fn event(&self, now: u64) -> String {
+        serde_json::to_string(&self.view(now)).expect("a view serializes")
+    }
+
     pub fn clock_view(&self, now: u64) -> Option<ClockView> {
         let [initial_ms, increment_ms] = self.stored.time_control?;
         let remaining_ms: BTreeMap<Seat, u64> = Player::BOTH

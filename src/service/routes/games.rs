@@ -59,7 +59,7 @@ pub async fn create(
     let (game, tokens) = StoredGame::create(GameId::new_random(), rules, time_control, bots, now);
     state
         .store
-        .create(&game.id().to_string(), &game.encode())
+        .create(&game.id().to_string(), &game.encode(), &game.event(now))
         .await?;
     tracing::info!(game = %game.id(), kind = %kind, "game created");
     let created = CreatedGame {

@@ -5,6 +5,7 @@ mod analysis;
 mod catalog;
 mod clock;
 mod docs;
+mod events;
 mod games;
 mod health;
 mod moves;
@@ -32,6 +33,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
         .service(resource("/v1/games/{id}/moves").route(web::post().to(moves::submit)))
         .service(resource("/v1/games/{id}/resign").route(web::post().to(resign::resign)))
         .service(resource("/v1/games/{id}/clock").route(web::get().to(clock::clock)))
+        .service(resource("/v1/games/{id}/events").route(web::get().to(events::events)))
         .service(resource("/v1/games/{id}/analysis").route(web::post().to(analysis::analyse_game)))
         .service(resource("/v1/analysis").route(web::post().to(analysis::analyse_position)))
         .service(resource("/healthz/live").route(web::get().to(health::live)))

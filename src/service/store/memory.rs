@@ -5,11 +5,12 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use super::{IDEMPOTENCY_TTL, Versioned, WriteExtras};
+use super::{Changes, EVENT_LOG_LEN, IDEMPOTENCY_TTL, Versioned, WriteExtras};
 
 #[derive(Default)]
 pub struct MemoryStore {
     inner: Mutex<Inner>,
+    changes: Changes,
 }
 
 #[derive(Default)]
@@ -17,6 +18,7 @@ struct Inner {
     games: HashMap<String, (Versioned, Option<Instant>)>,
     answers: HashMap<(String, String), (String, Instant)>,
     leases: HashMap<String, (String, Instant)>,
+    events: HashMap<String, Vec<(u64, String)>>,
 }
 
 impl Inner {
@@ -24,6 +26,7 @@ impl Inner {
         let expired = matches!(self.games.get(id), Some((_, Some(at))) if *at <= Instant::now());
         if expired {
             self.games.remove(id);
+            self.events.remove(id);
             self.answers.retain(|(game, _), _| game != id);
         }
         self.games.get(id).map(|(record, _)| record)
@@ -41,11 +44,34 @@ impl MemoryStore {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub fn create(&self, id: &str, record: &Versioned) -> Result<(), super::StoreError> {
-        self.lock()
-            .games
-            .insert(id.to_string(), (record.clone(), None));
+    pub fn create(
+        &self,
+        id: &str,
+        record: &Versioned,
+        event: &str,
+    ) -> Result<(), super::StoreError> {
+        let mut inner = self.lock();
+        inner.games.insert(id.to_string(), (record.clone(), None));
+        inner
+            .events
+            .insert(id.to_string(), vec![(record.version, event.to_string())]);
+        drop(inner);
+        self.changes.notify(id, record.version);
         Ok(())
+    }
+
+    pub fn changes(&self) -> &Changes {
+        &self.changes
+    }
+
+    pub fn events_after(&self, id: &str, after: u64) -> Vec<(u64, String)> {
+        let mut inner = self.lock();
+        if inner.live(id).is_none() {
+            return Vec::new();
+        }
+        inner.events.get(id).map_or_else(Vec::new, |log| {
+            log.iter().filter(|(v, _)| *v > after).cloned().collect()
+        })
     }
 
     pub fn load(&self, id: &str) -> Option<Versioned> {
@@ -57,6 +83,7 @@ impl MemoryStore {
         id: &str,
         expected: u64,
         record: &Versioned,
+        event: &str,
         extras: WriteExtras<'_>,
     ) -> bool {
         let mut inner = self.lock();
@@ -74,6 +101,13 @@ impl MemoryStore {
                 (answer.to_string(), now + IDEMPOTENCY_TTL),
             );
         }
+        let log = inner.events.entry(id.to_string()).or_default();
+        log.push((record.version, event.to_string()));
+        if log.len() > EVENT_LOG_LEN {
+            log.drain(..log.len() - EVENT_LOG_LEN);
+        }
+        drop(inner);
+        self.changes.notify(id, record.version);
         true
     }
 

@@ -3,13 +3,17 @@
 //! The store knows nothing about games. It keeps, per game id, an opaque record with a version
 //! number, and replaces a record only if its version is still the one the writer read (a
 //! compare-and-set), which is how replicas that share one store never lose or duplicate a
-//! move. The answer to a request with an `Idempotency-Key` is saved in the same atomic step.
+//! move. The answer to a request with an `Idempotency-Key` is saved in the same atomic step,
+//! and so is the change's event (appended to the game's event log, and announced to every
+//! replica, so that live watchers anywhere see every change in order).
 
+mod changes;
 mod memory;
 mod redis;
 
 use std::time::Duration;
 
+pub use changes::Changes;
 pub use memory::MemoryStore;
 pub use redis::RedisStore;
 
@@ -39,6 +43,9 @@ pub struct WriteExtras<'a> {
     pub idempotent_answer: Option<(&'a str, &'a str)>,
 }
 
+/// About how many events a game's log keeps.
+pub const EVENT_LOG_LEN: usize = 10_000;
+
 /// How long an `Idempotency-Key`'s answer is remembered.
 pub const IDEMPOTENCY_TTL: Duration = Duration::from_secs(24 * 3600);
 
@@ -49,11 +56,37 @@ pub enum Store {
 }
 
 impl Store {
-    /// Stores a new record (version 1 or whatever `record.version` says).
-    pub async fn create(&self, id: &str, record: &Versioned) -> Result<(), StoreError> {
+    /// Stores a new record and its first event.
+    pub async fn create(
+        &self,
+        id: &str,
+        record: &Versioned,
+        event: &str,
+    ) -> Result<(), StoreError> {
         match self {
-            Store::Memory(s) => s.create(id, record),
-            Store::Redis(s) => s.create(id, record).await,
+            Store::Memory(s) => s.create(id, record, event),
+            Store::Redis(s) => s.create(id, record, event).await,
+        }
+    }
+
+    /// The events of `id` with versions above `after`, oldest first (the log keeps the last
+    /// [`EVENT_LOG_LEN`] or so).
+    pub async fn events_after(
+        &self,
+        id: &str,
+        after: u64,
+    ) -> Result<Vec<(u64, String)>, StoreError> {
+        match self {
+            Store::Memory(s) => Ok(s.events_after(id, after)),
+            Store::Redis(s) => s.events_after(id, after).await,
+        }
+    }
+
+    /// The fan-out of changes to this replica's watchers.
+    pub fn changes(&self) -> &Changes {
+        match self {
+            Store::Memory(s) => s.changes(),
+            Store::Redis(s) => s.changes(),
         }
     }
 
@@ -71,11 +104,12 @@ impl Store {
         id: &str,
         expected: u64,
         record: &Versioned,
+        event: &str,
         extras: WriteExtras<'_>,
     ) -> Result<bool, StoreError> {
         match self {
-            Store::Memory(s) => Ok(s.compare_and_set(id, expected, record, extras)),
-            Store::Redis(s) => s.compare_and_set(id, expected, record, extras).await,
+            Store::Memory(s) => Ok(s.compare_and_set(id, expected, record, event, extras)),
+            Store::Redis(s) => s.compare_and_set(id, expected, record, event, extras).await,
         }
     }
 

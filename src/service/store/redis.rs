@@ -12,16 +12,21 @@ use redis::AsyncCommands;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use tokio::sync::OnceCell;
 
-use super::{IDEMPOTENCY_TTL, StoreError, Versioned, WriteExtras};
+use super::{Changes, EVENT_LOG_LEN, IDEMPOTENCY_TTL, StoreError, Versioned, WriteExtras};
 
 /// Replaces the record only if its version is still ARGV[1]; optionally sets its expiry and
 /// saves an idempotent answer in the same atomic step.
+/// It also appends the change's event to the game's log (stream entry id `<version>-1`) and
+/// announces `<id> <version>` to every replica.
 const COMPARE_AND_SET: &str = r"
 if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'd', ARGV[3])
 if tonumber(ARGV[4]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
 if ARGV[5] ~= '' then redis.call('SET', KEYS[2], ARGV[5], 'PX', ARGV[6]) end
 if tonumber(ARGV[4]) > 0 and ARGV[5] ~= '' then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[10], ARGV[2] .. '-1', 'e', ARGV[7])
+if tonumber(ARGV[4]) > 0 then redis.call('PEXPIRE', KEYS[3], ARGV[4]) end
+redis.call('PUBLISH', ARGV[8], ARGV[9] .. ' ' .. ARGV[2])
 return 1
 ";
 
@@ -37,6 +42,7 @@ pub struct RedisStore {
     prefix: String,
     script: redis::Script,
     release: redis::Script,
+    changes: std::sync::Arc<Changes>,
 }
 
 fn unavailable(e: redis::RedisError) -> StoreError {
@@ -52,7 +58,52 @@ impl RedisStore {
             prefix: prefix.to_string(),
             script: redis::Script::new(COMPARE_AND_SET),
             release: redis::Script::new(RELEASE),
+            changes: std::sync::Arc::new(Changes::default()),
         })
+    }
+
+    pub fn changes(&self) -> &Changes {
+        &self.changes
+    }
+
+    fn channel(&self) -> String {
+        format!("{}:changes", self.prefix)
+    }
+
+    fn events_key(&self, id: &str) -> String {
+        format!("{}:{{{id}}}:ev", self.prefix)
+    }
+
+    /// Follows the change announcements of every replica and wakes this replica's watchers;
+    /// reconnects by itself while Redis is away. Runs until the process ends.
+    pub fn spawn_listener(&self) {
+        let client = self.client.clone();
+        let channel = self.channel();
+        let changes = self.changes.clone();
+        tokio::spawn(async move {
+            use futures_util::StreamExt;
+            loop {
+                match client.get_async_pubsub().await {
+                    Ok(mut pubsub) => {
+                        if pubsub.subscribe(&channel).await.is_ok() {
+                            let mut messages = pubsub.on_message();
+                            while let Some(msg) = messages.next().await {
+                                let Ok(text) = msg.get_payload::<String>() else {
+                                    continue;
+                                };
+                                if let Some((id, v)) = text.split_once(' ')
+                                    && let Ok(version) = v.parse()
+                                {
+                                    changes.notify(id, version);
+                                }
+                            }
+                        }
+                    }
+                    Err(e) => tracing::debug!(error = %e, "change listener cannot connect"),
+                }
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        });
     }
 
     async fn connection(&self) -> Result<ConnectionManager, StoreError> {
@@ -76,9 +127,15 @@ impl RedisStore {
         format!("{}:{{{id}}}:i:{key}", self.prefix)
     }
 
-    pub async fn create(&self, id: &str, record: &Versioned) -> Result<(), StoreError> {
+    pub async fn create(
+        &self,
+        id: &str,
+        record: &Versioned,
+        event: &str,
+    ) -> Result<(), StoreError> {
         let mut conn = self.connection().await?;
-        let _: () = conn
+        let _: () = redis::pipe()
+            .atomic()
             .hset_multiple(
                 self.game_key(id),
                 &[
@@ -86,9 +143,50 @@ impl RedisStore {
                     ("d", record.data.clone()),
                 ],
             )
+            .ignore()
+            .cmd("XADD")
+            .arg(self.events_key(id))
+            .arg(format!("{}-1", record.version))
+            .arg("e")
+            .arg(event)
+            .ignore()
+            .publish(self.channel(), format!("{id} {}", record.version))
+            .ignore()
+            .query_async(&mut conn)
             .await
             .map_err(unavailable)?;
+        self.changes.notify(id, record.version);
         Ok(())
+    }
+
+    pub async fn events_after(
+        &self,
+        id: &str,
+        after: u64,
+    ) -> Result<Vec<(u64, String)>, StoreError> {
+        let mut conn = self.connection().await?;
+        let reply: redis::streams::StreamRangeReply = redis::cmd("XRANGE")
+            .arg(self.events_key(id))
+            .arg(format!("({after}-1"))
+            .arg("+")
+            .query_async(&mut conn)
+            .await
+            .map_err(unavailable)?;
+        reply
+            .ids
+            .into_iter()
+            .map(|entry| {
+                let version = entry
+                    .id
+                    .split_once('-')
+                    .and_then(|(v, _)| v.parse().ok())
+                    .ok_or_else(|| StoreError::Corrupt(format!("event id {}", entry.id)))?;
+                let event: String = entry.get("e").ok_or_else(|| {
+                    StoreError::Corrupt(format!("event {} has no body", entry.id))
+                })?;
+                Ok((version, event))
+            })
+            .collect()
     }
 
     pub async fn load(&self, id: &str) -> Result<Option<Versioned>, StoreError> {
@@ -116,6 +214,7 @@ impl RedisStore {
         id: &str,
         expected: u64,
         record: &Versioned,
+        event: &str,
         extras: WriteExtras<'_>,
     ) -> Result<bool, StoreError> {
         let mut conn = self.connection().await?;
@@ -128,15 +227,23 @@ impl RedisStore {
             .script
             .key(self.game_key(id))
             .key(answer_key)
+            .key(self.events_key(id))
             .arg(expected)
             .arg(record.version)
             .arg(&record.data)
             .arg(expire_ms)
             .arg(answer)
             .arg(IDEMPOTENCY_TTL.as_millis() as u64)
+            .arg(event)
+            .arg(self.channel())
+            .arg(id)
+            .arg(EVENT_LOG_LEN)
             .invoke_async(&mut conn)
             .await
             .map_err(unavailable)?;
+        if done == 1 {
+            self.changes.notify(id, record.version);
+        }
         Ok(done == 1)
     }
 

@@ -1,0 +1,219 @@
+//! Live updates: SSE and NDJSON, across replicas, resumable, ending with the game.
+
+use std::time::Duration;
+
+use pillarz::api::{GameView, Seat, Status};
+use serde_json::{Value, json};
+
+use crate::helpers::{RedisServer, TestApp, settings_for};
+
+/// Reads a live stream event by event.
+struct Stream {
+    response: reqwest::Response,
+    buffer: String,
+}
+
+/// One SSE event or NDJSON line, parsed.
+#[derive(Debug)]
+enum Event {
+    Game { version: u64, view: GameView },
+    Heartbeat,
+}
+
+impl Stream {
+    async fn open(app: &TestApp, id: &str, accept: &str, last: Option<u64>) -> Stream {
+        let mut request = app
+            .client
+            .get(app.url(&format!("/v1/games/{id}/events")))
+            .header("accept", accept);
+        if let Some(v) = last {
+            request = request.header("last-event-id", v.to_string());
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), 200);
+        Stream {
+            response,
+            buffer: String::new(),
+        }
+    }
+
+    /// The next event, or `None` when the server closed the stream.
+    async fn next(&mut self) -> Option<Event> {
+        loop {
+            let sse = self.buffer.find("\n\n");
+            let ndjson = (!self.buffer.starts_with("id:") && !self.buffer.starts_with(':'))
+                .then(|| self.buffer.find('\n'))
+                .flatten();
+            if let Some(end) =
+                sse.filter(|_| self.buffer.starts_with("id:") || self.buffer.starts_with(':'))
+            {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                if block.starts_with(':') {
+                    return Some(Event::Heartbeat);
+                }
+                let mut version = 0;
+                let mut data = "";
+                for line in block.lines() {
+                    if let Some(v) = line.strip_prefix("id: ") {
+                        version = v.parse().unwrap();
+                    } else if let Some(d) = line.strip_prefix("data: ") {
+                        data = d;
+                    } else {
+                        assert!(line == "event: game" || line.is_empty(), "{line}");
+                    }
+                }
+                let view: GameView = serde_json::from_str(data).unwrap();
+                assert_eq!(view.version, version);
+                return Some(Event::Game { version, view });
+            }
+            if let Some(end) = ndjson {
+                let line: String = self.buffer.drain(..end + 1).collect();
+                let value: Value = serde_json::from_str(line.trim()).unwrap();
+                if value["event"] == "heartbeat" {
+                    return Some(Event::Heartbeat);
+                }
+                assert_eq!(value["event"], "game");
+                let view: GameView = serde_json::from_value(value["game"].clone()).unwrap();
+                assert_eq!(value["version"], view.version);
+                return Some(Event::Game {
+                    version: view.version,
+                    view,
+                });
+            }
+            let chunk = tokio::time::timeout(Duration::from_secs(10), self.response.chunk())
+                .await
+                .expect("an event within 10 s")
+                .unwrap();
+            match chunk {
+                Some(bytes) => self.buffer.push_str(std::str::from_utf8(&bytes).unwrap()),
+                None => return None,
+            }
+        }
+    }
+
+    /// The next game event, skipping heartbeats.
+    async fn game(&mut self) -> Option<(u64, GameView)> {
+        loop {
+            match self.next().await? {
+                Event::Game { version, view } => return Some((version, view)),
+                Event::Heartbeat => {}
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_watcher_on_one_replica_sees_every_move_made_through_another_in_order() {
+    let redis = RedisServer::start();
+    let a = TestApp::spawn_with(settings_for(Some(&redis), "live")).await;
+    let b = TestApp::spawn_with(settings_for(Some(&redis), "live")).await;
+    let created = b.create(json!({"game": "pillarz"})).await;
+    let id = created.game.id.clone();
+    let mut stream = Stream::open(&a, &id, "text/event-stream", None).await;
+    let (first, view) = stream.game().await.unwrap();
+    assert_eq!((first, view.ply), (1, 0));
+    let script = [
+        "a1+b1", "d5+e5", "a1-a2^a1", "d5-d4^d5", "b1-c1^b1", "e5-e4^e5",
+    ];
+    for (i, mv) in script.iter().enumerate() {
+        let seat = if i % 2 == 0 { Seat::P1 } else { Seat::P2 };
+        assert_eq!(
+            b.play(&id, &created.tokens[&seat], mv).await.status(),
+            200,
+            "{mv}"
+        );
+    }
+    for (i, mv) in script.iter().enumerate() {
+        let (version, view) = stream.game().await.unwrap();
+        assert_eq!(
+            version,
+            i as u64 + 2,
+            "versions arrive in order, none missing"
+        );
+        assert_eq!(view.moves.last().unwrap(), mv);
+    }
+    // Resign: the final event, then the stream ends.
+    let resign = b
+        .client
+        .post(b.url(&format!("/v1/games/{id}/resign")))
+        .bearer_auth(&created.tokens[&Seat::P1])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resign.status(), 200);
+    let (version, view) = stream.game().await.unwrap();
+    assert_eq!(version, 8);
+    assert_eq!(view.status, Status::Finished);
+    assert!(
+        stream.game().await.is_none(),
+        "the stream ends after the final event"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn reconnecting_with_last_event_id_resumes_without_loss_or_duplicates() {
+    let (app, _redis) = TestApp::spawn().await;
+    let created = app.create(json!({"game": "alcazar"})).await;
+    let id = created.game.id.clone();
+    let play = |seat: Seat, mv: &'static str| {
+        let (app, id, token) = (&app, id.clone(), created.tokens[&seat].clone());
+        async move { assert_eq!(app.play(&id, &token, mv).await.status(), 200) }
+    };
+    let mut stream = Stream::open(&app, &id, "text/event-stream", None).await;
+    assert_eq!(stream.game().await.unwrap().0, 1);
+    play(Seat::P1, "Kd8").await;
+    assert_eq!(stream.game().await.unwrap().0, 2);
+    drop(stream); // the connection drops
+    play(Seat::P2, "Kf2").await;
+    play(Seat::P1, "Kb8").await;
+    let mut resumed = Stream::open(&app, &id, "text/event-stream", Some(2)).await;
+    let (v3, view3) = resumed.game().await.unwrap();
+    let (v4, view4) = resumed.game().await.unwrap();
+    assert_eq!((v3, v4), (3, 4));
+    assert_eq!(view3.moves, ["Kd8", "Kf2"]);
+    assert_eq!(view4.moves, ["Kd8", "Kf2", "Kb8"]);
+    play(Seat::P2, "h5i6").await;
+    assert_eq!(resumed.game().await.unwrap().0, 5);
+}
+
+#[tokio::test]
+async fn ndjson_heartbeats_and_a_flag_nobody_else_notices() {
+    let mut settings = pillarz::service::configuration::Settings::for_tests();
+    settings.events_heartbeat = Duration::from_millis(1000);
+    let app = TestApp::spawn_with(settings).await;
+    let created = app
+        .create(json!({"game": "pyrga", "time_control": {"initial_ms": 1500, "increment_ms": 0}}))
+        .await;
+    let mut stream = Stream::open(&app, &created.game.id, "application/x-ndjson", None).await;
+    assert!(matches!(
+        stream.next().await,
+        Some(Event::Game { version: 1, .. })
+    ));
+    assert!(
+        matches!(stream.next().await, Some(Event::Heartbeat)),
+        "idle: a heartbeat"
+    );
+    // No request touches the game: the stream itself notices p1's flag.
+    let (version, view) = stream.game().await.unwrap();
+    assert_eq!(version, 2);
+    assert_eq!(serde_json::to_value(view.termination).unwrap(), "timeout");
+    assert!(stream.game().await.is_none());
+}
+
+#[tokio::test]
+async fn event_stream_errors() {
+    let app = TestApp::spawn_in_memory().await;
+    let missing = app
+        .get("/v1/games/6a3e7f3a-0000-4000-8000-000000000000/events")
+        .await;
+    crate::helpers::assert_problem(missing, 404, "game_not_found").await;
+    let created = app.create(json!({"game": "pillarz"})).await;
+    let bad = app
+        .client
+        .get(app.url(&format!("/v1/games/{}/events", created.game.id)))
+        .header("last-event-id", "yesterday")
+        .send()
+        .await
+        .unwrap();
+    crate::helpers::assert_problem(bad, 400, "bad_request").await;
+}

@@ -16,7 +16,7 @@ struct Stream {
 /// One SSE event or NDJSON line, parsed.
 #[derive(Debug)]
 enum Event {
-    Game { version: u64, view: GameView },
+    Game { version: u64, view: Box<GameView> },
     Heartbeat,
 }
 
@@ -64,7 +64,10 @@ impl Stream {
                 }
                 let view: GameView = serde_json::from_str(data).unwrap();
                 assert_eq!(view.version, version);
-                return Some(Event::Game { version, view });
+                return Some(Event::Game {
+                    version,
+                    view: Box::new(view),
+                });
             }
             if let Some(end) = ndjson {
                 let line: String = self.buffer.drain(..end + 1).collect();
@@ -95,7 +98,7 @@ impl Stream {
     async fn game(&mut self) -> Option<(u64, GameView)> {
         loop {
             match self.next().await? {
-                Event::Game { version, view } => return Some((version, view)),
+                Event::Game { version, view } => return Some((version, *view)),
                 Event::Heartbeat => {}
             }
         }

@@ -80,7 +80,7 @@ impl Stream {
                 assert_eq!(value["version"], view.version);
                 return Some(Event::Game {
                     version: view.version,
-                    view,
+                    view: Box::new(view),
                 });
             }
             let chunk = tokio::time::timeout(Duration::from_secs(10), self.response.chunk())

@@ -7,4 +7,5 @@ pub mod client;
 pub mod engine;
 pub mod rules;
 pub mod service;
+pub mod svg;
 pub mod wall_clock;

@@ -293,3 +293,49 @@ async fn errors_have_their_own_exit_codes() {
             .contains("cannot reach the server")
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn board_saves_an_svg_and_watch_follows_the_game_to_its_end() {
+    let s = server().await;
+    let id = s.ok(&["new", "pyrga"]).await.trim().to_string();
+    s.ok(&["move", &id, "Sb2"]).await;
+    let file = s.tokens.with_file_name("board.svg");
+    s.ok(&["board", &id, "-o", file.to_str().unwrap()]).await;
+    let svg = std::fs::read_to_string(&file).unwrap();
+    roxmltree::Document::parse(&svg).unwrap();
+    assert!(
+        svg.contains("Sb2"),
+        "the last move is in the title position"
+    );
+    let before = s.ok(&["board", &id, "--ply", "0"]).await;
+    assert!(before.contains("<title>-,-,-,-/-,-,-,-/-,-,-,-/-,-,-,- 1 -</title>"));
+
+    // Follow the game from another process while it is played to its end.
+    let mut watcher = Command::new(env!("CARGO_BIN_EXE_pillarz"))
+        .args(["watch", &id, "--json"])
+        .env("PILLARZ_URL", &s.url)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    s.ok(&["move", &id, "Tc2N"]).await;
+    s.ok(&["resign", &id, "--seat", "p1"]).await;
+    let out = tokio::task::spawn_blocking(move || watcher.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert!(out.status.success());
+    let versions: Vec<u64> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["version"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(
+        versions,
+        [2, 3, 4],
+        "the current view, then every change, then the end"
+    );
+}

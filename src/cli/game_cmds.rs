@@ -340,3 +340,66 @@ pub fn resign(args: ResignArgs) -> Result<ExitCode, CliError> {
         Ok(ExitCode::SUCCESS)
     })
 }
+
+#[derive(Debug, clap::Args)]
+pub struct BoardArgs {
+    /// The game's id.
+    id: String,
+    /// Write the SVG here (default: standard output).
+    #[arg(short, long)]
+    output: Option<std::path::PathBuf>,
+    /// The position after this many moves (default: now).
+    #[arg(long)]
+    ply: Option<u64>,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+pub fn board(args: BoardArgs) -> Result<ExitCode, CliError> {
+    let client = args.client.validate()?;
+    block_on(async {
+        let path = match args.ply {
+            Some(ply) => format!("/v1/games/{}/board.svg?ply={ply}", args.id),
+            None => format!("/v1/games/{}/board.svg", args.id),
+        };
+        let svg = client.api.get_text(&path).await?;
+        match &args.output {
+            Some(file) => {
+                std::fs::write(file, svg)
+                    .map_err(|e| CliError::Failure(anyhow::anyhow!("{}: {e}", file.display())))?;
+                eprintln!("wrote {}", file.display());
+            }
+            None => print!("{svg}"),
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+pub fn watch(args: IdArgs) -> Result<ExitCode, CliError> {
+    let client = args.client.validate()?;
+    let clear = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    block_on(async {
+        client
+            .api
+            .follow_lines(&format!("/v1/games/{}/events", args.id), |line| {
+                let event: Value = serde_json::from_str(line)
+                    .map_err(|e| crate::client::ClientError::Protocol(e.to_string()))?;
+                if event["event"] != "game" {
+                    return Ok(());
+                }
+                if client.json {
+                    println!("{line}");
+                } else {
+                    let view: GameView = decode(&event["game"])?;
+                    if clear {
+                        print!("\x1b[2J\x1b[H");
+                    }
+                    print!("{}", describe(&view));
+                    println!();
+                }
+                Ok(())
+            })
+            .await?;
+        Ok(ExitCode::SUCCESS)
+    })
+}

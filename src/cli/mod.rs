@@ -68,6 +68,10 @@ enum Command {
     AnalyzeBatch(analyze::BatchArgs),
     /// Play against the server's engine in the terminal.
     Play(play::PlayArgs),
+    /// Follow a game live, redrawing the board at every change.
+    Watch(game_cmds::IdArgs),
+    /// Save a game's board as SVG.
+    Board(game_cmds::BoardArgs),
 }
 
 /// An error that already knows its exit code.
@@ -123,6 +127,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Analyze(args) => analyze::analyze(args),
         Command::AnalyzeBatch(args) => analyze::batch(args),
         Command::Play(args) => play::play(args),
+        Command::Watch(args) => game_cmds::watch(args),
+        Command::Board(args) => game_cmds::board(args),
         Command::BenchMovegen(args) => bench_movegen::run(args),
     }
 }

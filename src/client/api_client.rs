@@ -108,6 +108,62 @@ impl ApiClient {
         }
     }
 
+    /// A non-JSON answer (an SVG board) as text.
+    pub async fn get_text(&self, path: &str) -> Result<String, ClientError> {
+        let response = self
+            .http
+            .get(self.url(path))
+            .send()
+            .await
+            .map_err(|e| self.transport(e))?;
+        if !response.status().is_success() {
+            let status = response.status();
+            let text = response.text().await.map_err(|e| self.transport(e))?;
+            let problem: Problem = serde_json::from_str(&text)
+                .map_err(|_| ClientError::Protocol(format!("HTTP {status}: {text:.200}")))?;
+            return Err(if status.is_server_error() {
+                ClientError::ServerError(Box::new(problem))
+            } else {
+                ClientError::Refused(Box::new(problem))
+            });
+        }
+        response.text().await.map_err(|e| self.transport(e))
+    }
+
+    /// Follows an NDJSON stream, calling `each` per line until the server ends it. Streams
+    /// have no overall timeout (they live as long as the game); connecting still does.
+    pub async fn follow_lines(
+        &self,
+        path: &str,
+        mut each: impl FnMut(&str) -> Result<(), ClientError>,
+    ) -> Result<(), ClientError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(self.timeout)
+            .build()
+            .expect("a client builds");
+        let mut response = http
+            .get(self.url(path))
+            .header("accept", "application/x-ndjson")
+            .send()
+            .await
+            .map_err(|e| self.transport(e))?;
+        if !response.status().is_success() {
+            let text = response.text().await.map_err(|e| self.transport(e))?;
+            let problem: Problem =
+                serde_json::from_str(&text).map_err(|_| ClientError::Protocol(text.clone()))?;
+            return Err(ClientError::Refused(Box::new(problem)));
+        }
+        let mut buffer = String::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| self.transport(e))? {
+            buffer.push_str(&String::from_utf8_lossy(&chunk));
+            while let Some(end) = buffer.find('\n') {
+                let line: String = buffer.drain(..=end).collect();
+                each(line.trim())?;
+            }
+        }
+        Ok(())
+    }
+
     pub async fn get(&self, path: &str) -> Result<Value, ClientError> {
         self.send(self.http.get(self.url(path))).await
     }

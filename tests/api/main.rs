@@ -1,6 +1,7 @@
 //! Black-box tests of the HTTP API: the real application on port 0, a real Redis per test.
 
 mod analysis;
+mod boards;
 mod clocks;
 mod computer;
 mod concurrency;

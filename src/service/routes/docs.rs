@@ -41,6 +41,8 @@ side moved; read the game (or its legal moves) to see them.",
         super::resign::resign,
         super::clock::clock,
         super::events::events,
+        super::boards::game_board,
+        super::boards::position_board,
         super::analysis::analyse_position,
         super::analysis::analyse_game,
         super::health::live,
@@ -57,6 +59,7 @@ side moved; read the game (or its legal moves) to see them.",
     tags(
         (name = "games", description = "Games, moves and clocks"),
         (name = "analysis", description = "The engine's analysis of any position or game"),
+        (name = "boards", description = "Pictures of positions, as SVG"),
         (name = "health", description = "Probes for orchestrators"),
     )
 )]

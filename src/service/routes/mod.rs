@@ -2,6 +2,7 @@
 //! `pillarz serve` and by the tests alike).
 
 mod analysis;
+mod boards;
 mod catalog;
 mod clock;
 mod docs;
@@ -24,7 +25,10 @@ pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
     let json = web::JsonConfig::default()
         .limit(body_limit)
         .error_handler(|err, _req| json_error(err).into());
+    let query = web::QueryConfig::default()
+        .error_handler(|err, _req| ApiError::new(ErrorCode::BadRequest, err.to_string()).into());
     cfg.app_data(json)
+        .app_data(query)
         .app_data(web::PayloadConfig::new(body_limit))
         .service(resource("/v1/catalog").route(web::get().to(catalog::catalog)))
         .service(resource("/v1/games").route(web::post().to(games::create)))
@@ -34,6 +38,8 @@ pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
         .service(resource("/v1/games/{id}/resign").route(web::post().to(resign::resign)))
         .service(resource("/v1/games/{id}/clock").route(web::get().to(clock::clock)))
         .service(resource("/v1/games/{id}/events").route(web::get().to(events::events)))
+        .service(resource("/v1/games/{id}/board.svg").route(web::get().to(boards::game_board)))
+        .service(resource("/v1/board.svg").route(web::get().to(boards::position_board)))
         .service(resource("/v1/games/{id}/analysis").route(web::post().to(analysis::analyse_game)))
         .service(resource("/v1/analysis").route(web::post().to(analysis::analyse_position)))
         .service(resource("/healthz/live").route(web::get().to(health::live)))

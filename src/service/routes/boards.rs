@@ -1,0 +1,152 @@
+//! `GET /v1/games/{id}/board.svg` and `GET /v1/board.svg`: pictures of positions.
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+use utoipa::IntoParams;
+
+use super::game_id;
+use crate::api::Problem;
+use crate::rules::{AnyRecord, GameKind, ParseGameKindError};
+use crate::service::error::{ApiError, ErrorCode};
+use crate::service::games;
+use crate::service::state::AppState;
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct GameBoardQuery {
+    /// Show the position after this many moves (default: the current position).
+    ply: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct BoardQuery {
+    /// `pillarz`, `pilastri`, `pyrga` or `alcazar`.
+    game: String,
+    /// The position, in the game's notation.
+    position: String,
+    /// Comma-separated variants (Pilastri: `size-8`, `jumpers`).
+    variants: Option<String>,
+    /// A move to mark as the last one (Pyrga's notation already names it).
+    last: Option<String>,
+}
+
+/// An SVG answer with a content ETag; `immutable` when the URL names one position for good.
+fn svg(req: &HttpRequest, body: String, immutable: bool) -> HttpResponse {
+    let etag = format!(
+        "\"{}\"",
+        &hex::encode(Sha256::digest(body.as_bytes()))[..32]
+    );
+    let cache = if immutable {
+        "public, max-age=31536000, immutable"
+    } else {
+        "no-cache"
+    };
+    let unchanged = req
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag));
+    let mut response = if unchanged {
+        HttpResponse::NotModified()
+    } else {
+        HttpResponse::Ok()
+    };
+    response
+        .insert_header((header::ETAG, etag))
+        .insert_header((header::CACHE_CONTROL, cache));
+    if unchanged {
+        response.finish()
+    } else {
+        response.content_type("image/svg+xml").body(body)
+    }
+}
+
+/// A stored game's board, now or after `ply` moves, with the last move marked.
+#[utoipa::path(
+    get,
+    path = "/v1/games/{id}/board.svg",
+    tag = "boards",
+    params(("id" = String, Path, description = "The game's UUID"), GameBoardQuery),
+    responses(
+        (status = 200, description = "The board", content_type = "image/svg+xml", body = String),
+        (status = 304, description = "Not modified (`If-None-Match` matched)"),
+        (status = 400, description = "`bad_request`: a ply beyond the game", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn game_board(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    query: web::Query<GameBoardQuery>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&path)?;
+    let (game, now) = games::read(&state, id).await?;
+    let view = game.view(now);
+    let ply = query.ply.unwrap_or(view.ply);
+    if ply > view.ply {
+        return Err(ApiError::new(
+            ErrorCode::BadRequest,
+            format!("ply {ply} is beyond the game's {} moves", view.ply),
+        ));
+    }
+    let kind: GameKind = view
+        .game
+        .parse()
+        .map_err(|e: ParseGameKindError| ApiError::new(ErrorCode::Internal, e.to_string()))?;
+    let record = AnyRecord::replay(
+        kind,
+        kind.variants(&view.variants)?,
+        &view.start_position,
+        &view.moves[..ply as usize],
+    )?;
+    let last = ply.checked_sub(1).map(|i| view.moves[i as usize].as_str());
+    Ok(svg(
+        &req,
+        crate::svg::render(&record, last),
+        query.ply.is_some(),
+    ))
+}
+
+/// The board of any position.
+#[utoipa::path(
+    get,
+    path = "/v1/board.svg",
+    tag = "boards",
+    params(BoardQuery),
+    responses(
+        (status = 200, description = "The board", content_type = "image/svg+xml", body = String),
+        (status = 304, description = "Not modified (`If-None-Match` matched)"),
+        (status = 400, description = "`bad_request` or `bad_position`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn position_board(
+    query: web::Query<BoardQuery>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let kind: GameKind = query
+        .game
+        .parse()
+        .map_err(|e: ParseGameKindError| ApiError::new(ErrorCode::BadRequest, e.to_string()))?;
+    let names: Vec<&str> = query
+        .variants
+        .as_deref()
+        .map(|v| v.split(',').filter(|s| !s.is_empty()).collect())
+        .unwrap_or_default();
+    let record = AnyRecord::new(kind, kind.variants(&names)?, Some(&query.position))?;
+    if let Some(last) = &query.last {
+        record.check(last).or_else(|e| match e {
+            // The last move was played before this position: it need not be legal in it.
+            crate::rules::RulesError::Illegal(_) => Ok(String::new()),
+            other => Err(other),
+        })?;
+    }
+    Ok(svg(
+        &req,
+        crate::svg::render(&record, query.last.as_deref()),
+        true,
+    ))
+}

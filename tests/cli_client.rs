@@ -311,7 +311,7 @@ async fn board_saves_an_svg_and_watch_follows_the_game_to_its_end() {
     assert!(before.contains("<title>-,-,-,-/-,-,-,-/-,-,-,-/-,-,-,- 1 -</title>"));
 
     // Follow the game from another process while it is played to its end.
-    let mut watcher = Command::new(env!("CARGO_BIN_EXE_pillarz"))
+    let watcher = Command::new(env!("CARGO_BIN_EXE_pillarz"))
         .args(["watch", &id, "--json"])
         .env("PILLARZ_URL", &s.url)
         .stdout(Stdio::piped())

@@ -203,11 +203,14 @@ impl From<RulesError> for ApiError {
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> ApiError {
         match e {
-            StoreError::Unavailable(detail) => ApiError {
-                code: ErrorCode::StoreUnavailable,
-                detail: format!("the game store is unavailable: {detail}"),
-                retry_after: Some(1),
-            },
+            StoreError::Unavailable(detail) => {
+                super::metrics::METRICS.store_errors.inc();
+                ApiError {
+                    code: ErrorCode::StoreUnavailable,
+                    detail: format!("the game store is unavailable: {detail}"),
+                    retry_after: Some(1),
+                }
+            }
             StoreError::Corrupt(detail) => {
                 tracing::error!(%detail, "corrupt record in the store");
                 ApiError::new(ErrorCode::Internal, "a stored game could not be read")

@@ -110,10 +110,14 @@ pub async fn write<T>(
             continue;
         };
         let expected = game.version();
+        let before_ply = game.ply();
         let outcome = change(&mut game, now)?;
         game.bump_version();
         let answer = render(&game, &outcome, now);
         if commit(state, expected, &game, key.map(|k| (k, answer.as_str()))).await? {
+            if game.ply() > before_ply {
+                super::metrics::METRICS.moves_applied.inc();
+            }
             return Ok(Written::Applied(Box::new(game), answer));
         }
     }

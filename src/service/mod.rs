@@ -11,6 +11,7 @@ pub mod configuration;
 pub mod domain;
 pub mod error;
 pub mod games;
+pub mod metrics;
 pub mod request_id;
 pub mod routes;
 pub mod startup;

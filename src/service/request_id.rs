@@ -1,5 +1,6 @@
 //! Every request gets an id: echoed in `X-Request-Id`, written in its log line and in the body
-//! of every error answer, so a client's complaint leads straight to the log.
+//! of every error answer, so a client's complaint leads straight to the log. The same middleware
+//! counts and times every request for the metrics.
 
 use std::time::Instant;
 
@@ -28,12 +29,23 @@ pub async fn middleware(
     let id = Uuid::new_v4().to_string();
     let method = req.method().clone();
     let path = req.path().to_string();
+    // The route's pattern, not its path, so that game ids do not explode the label space.
+    let route = req.match_pattern().unwrap_or_else(|| "unmatched".into());
     let started = Instant::now();
     let result = REQUEST_ID.scope(id.clone(), next.call(req)).await;
     let millis = started.elapsed().as_secs_f64() * 1000.0;
     match result {
         Ok(mut res) => {
             let status = res.status().as_u16();
+            let metrics = &super::metrics::METRICS;
+            metrics
+                .requests
+                .with_label_values(&[route.as_str(), method.as_str(), &status.to_string()])
+                .inc();
+            metrics
+                .latency
+                .with_label_values(&[route.as_str(), method.as_str()])
+                .observe(millis / 1000.0);
             if status >= 500 {
                 tracing::warn!(request_id = %id, %method, %path, status, millis, "request");
             } else {

@@ -11,4 +11,5 @@ mod events;
 mod full_games;
 mod games;
 mod helpers;
+mod metrics;
 mod redis_faults;

@@ -63,6 +63,7 @@ async fn run(
     multipv: usize,
 ) -> Result<HttpResponse, ApiError> {
     let caps = state.settings.analysis.caps;
+    let game = record.kind().as_str();
     let analysis = state
         .analysis
         .run(move || {
@@ -81,6 +82,10 @@ async fn run(
             )
         })
         .await?;
+    crate::service::metrics::METRICS
+        .analysis_seconds
+        .with_label_values(&[game])
+        .observe(analysis.time_ms as f64 / 1000.0);
     Ok(HttpResponse::Ok().json(view(analysis)))
 }
 

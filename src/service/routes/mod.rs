@@ -44,6 +44,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
         .service(resource("/v1/analysis").route(web::post().to(analysis::analyse_position)))
         .service(resource("/healthz/live").route(web::get().to(health::live)))
         .service(resource("/healthz/ready").route(web::get().to(health::ready)))
+        .service(resource("/metrics").route(web::get().to(crate::service::metrics::scrape)))
         .service(resource("/openapi.json").route(web::get().to(docs::openapi_json)))
         .service(resource("/docs").route(web::get().to(docs::page)))
         .service(resource("/docs/{file}").route(web::get().to(docs::asset)))

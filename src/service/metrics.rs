@@ -1,0 +1,98 @@
+//! Prometheus metrics, served at `GET /metrics`: requests and latencies per route and status,
+//! moves applied, compare-and-set conflicts, the analysis queue and its durations, store errors.
+
+use std::sync::LazyLock;
+
+use actix_web::{HttpResponse, web};
+use prometheus::{
+    Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts, Registry,
+    TextEncoder,
+};
+
+use super::state::AppState;
+
+pub struct Metrics {
+    registry: Registry,
+    pub requests: IntCounterVec,
+    pub latency: HistogramVec,
+    pub moves_applied: IntCounter,
+    pub cas_conflicts: IntCounter,
+    pub store_errors: IntCounter,
+    pub analysis_queue: IntGauge,
+    pub analysis_seconds: HistogramVec,
+}
+
+fn build() -> Metrics {
+    let registry = Registry::new_custom(Some("pillarz".into()), None).expect("a valid prefix");
+    let requests = IntCounterVec::new(
+        Opts::new(
+            "http_requests_total",
+            "HTTP requests by route, method and status",
+        ),
+        &["route", "method", "status"],
+    )
+    .expect("valid metric");
+    let latency = HistogramVec::new(
+        HistogramOpts::new("http_request_duration_seconds", "HTTP request latency").buckets(vec![
+            0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+        ]),
+        &["route", "method"],
+    )
+    .expect("valid metric");
+    let moves_applied =
+        IntCounter::new("moves_applied_total", "Moves applied to games").expect("valid");
+    let cas_conflicts = IntCounter::new(
+        "cas_conflicts_total",
+        "Writes that lost a compare-and-set race and were recomputed",
+    )
+    .expect("valid");
+    let store_errors =
+        IntCounter::new("store_errors_total", "Requests failed by the store").expect("valid");
+    let analysis_queue =
+        IntGauge::new("analysis_queue_depth", "Analyses running or waiting").expect("valid");
+    let analysis_seconds = HistogramVec::new(
+        HistogramOpts::new(
+            "analysis_duration_seconds",
+            "Time spent searching per analysis",
+        )
+        .buckets(vec![0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0]),
+        &["game"],
+    )
+    .expect("valid metric");
+    for collector in [
+        Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
+        Box::new(latency.clone()),
+        Box::new(moves_applied.clone()),
+        Box::new(cas_conflicts.clone()),
+        Box::new(store_errors.clone()),
+        Box::new(analysis_queue.clone()),
+        Box::new(analysis_seconds.clone()),
+    ] {
+        registry.register(collector).expect("registered once");
+    }
+    Metrics {
+        registry,
+        requests,
+        latency,
+        moves_applied,
+        cas_conflicts,
+        store_errors,
+        analysis_queue,
+        analysis_seconds,
+    }
+}
+
+/// The process's metrics (one registry per process, shared by every app it runs).
+pub static METRICS: LazyLock<Metrics> = LazyLock::new(build);
+
+/// `GET /metrics` in the Prometheus text format.
+pub async fn scrape(state: web::Data<AppState>) -> HttpResponse {
+    METRICS.analysis_queue.set(state.analysis.depth() as i64);
+    let mut body = Vec::new();
+    TextEncoder::new()
+        .encode(&METRICS.registry.gather(), &mut body)
+        .expect("metrics encode");
+    HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4")
+        .body(body)
+}

@@ -5,6 +5,7 @@ pub mod api;
 pub mod cli;
 pub mod client;
 pub mod engine;
+pub mod loadgen;
 pub mod rules;
 pub mod service;
 pub mod svg;

@@ -11,6 +11,7 @@ mod bench;
 mod bench_movegen;
 mod client_args;
 mod game_cmds;
+mod loadgen;
 mod match_cmd;
 mod openapi;
 mod perft;
@@ -72,6 +73,8 @@ enum Command {
     Watch(game_cmds::IdArgs),
     /// Save a game's board as SVG.
     Board(game_cmds::BoardArgs),
+    /// Load-test running replicas (games, readers, analyses) and audit every move.
+    Loadgen(loadgen::Args),
 }
 
 /// An error that already knows its exit code.
@@ -129,6 +132,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Play(args) => play::play(args),
         Command::Watch(args) => game_cmds::watch(args),
         Command::Board(args) => game_cmds::board(args),
+        Command::Loadgen(args) => loadgen::run_cmd(args),
         Command::BenchMovegen(args) => bench_movegen::run(args),
     }
 }

@@ -171,6 +171,11 @@ impl TestApp {
         TestApp::spawn_with(Settings::for_tests()).await
     }
 
+    /// Stops this replica at once, as if its process died (in-flight requests are dropped).
+    pub async fn kill(&self) {
+        self.handle.stop(false).await;
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.address, path)
     }

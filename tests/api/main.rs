@@ -8,6 +8,7 @@ mod concurrency;
 mod docs;
 mod errors;
 mod events;
+mod faults;
 mod full_games;
 mod games;
 mod helpers;

@@ -9,7 +9,8 @@ pub struct ServeArgs {
     /// Address and port to listen on.
     #[arg(long, env = "PILLARZ_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: String,
-    /// Keep games in Redis at this URL (e.g. redis://127.0.0.1:6379) instead of in memory.
+    /// Keep games in Redis at this URL (e.g. redis://127.0.0.1:6379) instead of in memory;
+    /// several comma-separated URLs are the nodes of a Redis Cluster.
     #[arg(long = "redis", env = "PILLARZ_REDIS_URL", value_name = "URL")]
     pub redis_url: Option<String>,
     /// Prefix of every Redis key (a namespace, so several deployments can share one Redis).

@@ -74,6 +74,10 @@ impl RedisServer {
             .spawn()
             .expect("redis-server must be installed (apt-get install redis-server)");
         self.child = Some(child);
+        self.wait_ready();
+    }
+
+    fn wait_ready(&self) {
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
             if let Ok(client) = redis::Client::open(self.url())
@@ -117,6 +121,118 @@ impl Drop for RedisServer {
             let _ = std::fs::remove_dir_all(dir);
         }
     }
+}
+
+/// A local Redis Cluster of three masters on free loopback ports; stopped when dropped.
+pub struct RedisCluster {
+    nodes: Vec<RedisServer>,
+    dir: std::path::PathBuf,
+}
+
+impl RedisCluster {
+    pub fn start() -> RedisCluster {
+        let dir = std::env::temp_dir().join(format!(
+            "pillarz-cluster-{}-{}",
+            std::process::id(),
+            free_port()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut nodes = Vec::new();
+        while nodes.len() < 3 {
+            // The cluster bus listens on port + 10000: both must be free.
+            let port = free_port();
+            if port > 55_000 || TcpListener::bind(("127.0.0.1", port + 10_000)).is_err() {
+                continue;
+            }
+            let child = Command::new("redis-server")
+                .args([
+                    "--port",
+                    &port.to_string(),
+                    "--bind",
+                    "127.0.0.1",
+                    "--protected-mode",
+                    "no",
+                ])
+                .args([
+                    "--cluster-enabled",
+                    "yes",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                ])
+                .arg("--cluster-config-file")
+                .arg(dir.join(format!("nodes-{port}.conf")))
+                .arg("--dir")
+                .arg(&dir)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("redis-server must be installed");
+            let node = RedisServer {
+                port,
+                child: Some(child),
+                data_dir: None,
+            };
+            node.wait_ready();
+            nodes.push(node);
+        }
+        let addresses: Vec<String> = nodes
+            .iter()
+            .map(|n| format!("127.0.0.1:{}", n.port))
+            .collect();
+        let status = Command::new("redis-cli")
+            .args(["--cluster", "create"])
+            .args(&addresses)
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("redis-cli must be installed");
+        assert!(status.success(), "redis-cli --cluster create failed");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        for node in &nodes {
+            loop {
+                let info: String = redis::cmd("CLUSTER")
+                    .arg("INFO")
+                    .query(&mut node.connection())
+                    .unwrap();
+                if info.contains("cluster_state:ok") {
+                    break;
+                }
+                assert!(Instant::now() < deadline, "the cluster did not come up");
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+        RedisCluster { nodes, dir }
+    }
+
+    /// The comma-separated node URLs, as `--redis` takes them.
+    pub fn url(&self) -> String {
+        self.nodes
+            .iter()
+            .map(RedisServer::url)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+impl Drop for RedisCluster {
+    fn drop(&mut self) {
+        for node in &mut self.nodes {
+            node.stop();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+pub fn cluster_settings(cluster: &RedisCluster, prefix: &str) -> Settings {
+    let mut settings = Settings::for_tests();
+    settings.store = StoreSettings::Redis {
+        url: cluster.url(),
+        prefix: prefix.to_string(),
+    };
+    settings
 }
 
 /// One running application and an HTTP client for it.

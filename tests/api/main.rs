@@ -3,6 +3,7 @@
 mod analysis;
 mod boards;
 mod clocks;
+mod cluster;
 mod computer;
 mod concurrency;
 mod docs;

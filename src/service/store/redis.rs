@@ -4,7 +4,8 @@
 //! slot only.
 //!
 //! The connection is made on first use, not at start-up, so the service starts (and reports
-//! not-ready) while Redis is down; redis-rs's `ConnectionManager` then reconnects by itself.
+//! not-ready) while Redis is down; redis-rs's `ConnectionManager` (or, for a Redis Cluster, its
+//! cluster connection) then reconnects by itself.
 
 use std::time::Duration;
 
@@ -36,9 +37,64 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 ";
 
+/// Creates a game and its first event, and announces it (one slot, so also on a cluster).
+const CREATE: &str = r"
+redis.call('HSET', KEYS[1], 'v', ARGV[1], 'd', ARGV[2])
+redis.call('XADD', KEYS[2], ARGV[1] .. '-1', 'e', ARGV[3])
+redis.call('PUBLISH', ARGV[4], ARGV[5] .. ' ' .. ARGV[1])
+return 1
+";
+
+/// A single Redis or a Redis Cluster.
+enum Backend {
+    Single(redis::Client),
+    Cluster(redis::cluster::ClusterClient),
+}
+
+/// A live connection to either.
+#[derive(Clone)]
+enum Connection {
+    Single(ConnectionManager),
+    Cluster(redis::cluster_async::ClusterConnection),
+}
+
+impl redis::aio::ConnectionLike for Connection {
+    fn req_packed_command<'a>(
+        &'a mut self,
+        cmd: &'a redis::Cmd,
+    ) -> redis::RedisFuture<'a, redis::Value> {
+        match self {
+            Connection::Single(c) => c.req_packed_command(cmd),
+            Connection::Cluster(c) => c.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a redis::Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> redis::RedisFuture<'a, Vec<redis::Value>> {
+        match self {
+            Connection::Single(c) => c.req_packed_commands(pipeline, offset, count),
+            Connection::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Connection::Single(c) => c.get_db(),
+            Connection::Cluster(c) => c.get_db(),
+        }
+    }
+}
+
 pub struct RedisStore {
-    client: redis::Client,
-    connection: OnceCell<ConnectionManager>,
+    backend: Backend,
+    /// Where the change listener subscribes (any node of a cluster sees every publish).
+    pubsub: redis::Client,
+    connection: OnceCell<Connection>,
+    create: redis::Script,
     prefix: String,
     script: redis::Script,
     release: redis::Script,
@@ -51,10 +107,29 @@ fn unavailable(e: redis::RedisError) -> StoreError {
 
 impl RedisStore {
     /// A store for `url` whose keys all start with `prefix` (a namespace: tests use their own).
+    /// Several comma-separated URLs mean the nodes of a Redis Cluster.
     pub fn new(url: &str, prefix: &str) -> Result<RedisStore, redis::RedisError> {
+        let nodes: Vec<&str> = url
+            .split(',')
+            .map(str::trim)
+            .filter(|u| !u.is_empty())
+            .collect();
+        let backend = if nodes.len() > 1 {
+            Backend::Cluster(
+                redis::cluster::ClusterClient::builder(nodes.clone())
+                    .connection_timeout(Duration::from_millis(1000))
+                    .response_timeout(Duration::from_millis(2000))
+                    .retries(2)
+                    .build()?,
+            )
+        } else {
+            Backend::Single(redis::Client::open(url)?)
+        };
         Ok(RedisStore {
-            client: redis::Client::open(url)?,
+            backend,
+            pubsub: redis::Client::open(nodes.first().copied().unwrap_or(url))?,
             connection: OnceCell::new(),
+            create: redis::Script::new(CREATE),
             prefix: prefix.to_string(),
             script: redis::Script::new(COMPARE_AND_SET),
             release: redis::Script::new(RELEASE),
@@ -77,7 +152,7 @@ impl RedisStore {
     /// Follows the change announcements of every replica and wakes this replica's watchers;
     /// reconnects by itself while Redis is away. Runs until the process ends.
     pub fn spawn_listener(&self) {
-        let client = self.client.clone();
+        let client = self.pubsub.clone();
         let channel = self.channel();
         let changes = self.changes.clone();
         tokio::spawn(async move {
@@ -106,14 +181,26 @@ impl RedisStore {
         });
     }
 
-    async fn connection(&self) -> Result<ConnectionManager, StoreError> {
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(Duration::from_millis(1000)))
-            .set_response_timeout(Some(Duration::from_millis(2000)))
-            .set_number_of_retries(2)
-            .set_max_delay(Duration::from_millis(500));
+    async fn connection(&self) -> Result<Connection, StoreError> {
         self.connection
-            .get_or_try_init(|| self.client.get_connection_manager_with_config(config))
+            .get_or_try_init(|| async {
+                match &self.backend {
+                    Backend::Single(client) => {
+                        let config = ConnectionManagerConfig::new()
+                            .set_connection_timeout(Some(Duration::from_millis(1000)))
+                            .set_response_timeout(Some(Duration::from_millis(2000)))
+                            .set_number_of_retries(2)
+                            .set_max_delay(Duration::from_millis(500));
+                        client
+                            .get_connection_manager_with_config(config)
+                            .await
+                            .map(Connection::Single)
+                    }
+                    Backend::Cluster(client) => {
+                        client.get_async_connection().await.map(Connection::Cluster)
+                    }
+                }
+            })
             .await
             .cloned()
             .map_err(unavailable)
@@ -134,25 +221,16 @@ impl RedisStore {
         event: &str,
     ) -> Result<(), StoreError> {
         let mut conn = self.connection().await?;
-        let _: () = redis::pipe()
-            .atomic()
-            .hset_multiple(
-                self.game_key(id),
-                &[
-                    ("v", record.version.to_string()),
-                    ("d", record.data.clone()),
-                ],
-            )
-            .ignore()
-            .cmd("XADD")
-            .arg(self.events_key(id))
-            .arg(format!("{}-1", record.version))
-            .arg("e")
+        let _: i64 = self
+            .create
+            .key(self.game_key(id))
+            .key(self.events_key(id))
+            .arg(record.version)
+            .arg(&record.data)
             .arg(event)
-            .ignore()
-            .publish(self.channel(), format!("{id} {}", record.version))
-            .ignore()
-            .query_async(&mut conn)
+            .arg(self.channel())
+            .arg(id)
+            .invoke_async(&mut conn)
             .await
             .map_err(unavailable)?;
         self.changes.notify(id, record.version);

@@ -27,7 +27,7 @@ impl Application {
             StoreSettings::Redis { url, prefix } => {
                 let store = RedisStore::new(url, prefix)?;
                 store.spawn_listener();
-                Store::Redis(store)
+                Store::Redis(Box::new(store))
             }
         };
         let listener = TcpListener::bind(settings.listen)?;

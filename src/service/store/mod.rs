@@ -52,7 +52,7 @@ pub const IDEMPOTENCY_TTL: Duration = Duration::from_secs(24 * 3600);
 /// The configured store.
 pub enum Store {
     Memory(MemoryStore),
-    Redis(RedisStore),
+    Redis(Box<RedisStore>),
 }
 
 impl Store {

@@ -48,7 +48,7 @@ return 1
 /// A single Redis or a Redis Cluster.
 enum Backend {
     Single(redis::Client),
-    Cluster(redis::cluster::ClusterClient),
+    Cluster(Box<redis::cluster::ClusterClient>),
 }
 
 /// A live connection to either.
@@ -115,13 +115,13 @@ impl RedisStore {
             .filter(|u| !u.is_empty())
             .collect();
         let backend = if nodes.len() > 1 {
-            Backend::Cluster(
+            Backend::Cluster(Box::new(
                 redis::cluster::ClusterClient::builder(nodes.clone())
                     .connection_timeout(Duration::from_millis(1000))
                     .response_timeout(Duration::from_millis(2000))
                     .retries(2)
                     .build()?,
-            )
+            ))
         } else {
             Backend::Single(redis::Client::open(url)?)
         };

@@ -10,7 +10,7 @@ use super::configuration::{Settings, StoreSettings};
 use super::request_id;
 use super::routes;
 use super::state::AppState;
-use super::store::{MemoryStore, RedisStore, Store};
+use super::store::{RedisStore, Store};
 
 /// A bound, not yet running server.
 pub struct Application {
@@ -23,7 +23,7 @@ impl Application {
     /// Must be called within a Tokio runtime (it starts the store's change listener).
     pub fn build(settings: Settings) -> anyhow::Result<Application> {
         let store = match &settings.store {
-            StoreSettings::Memory => Store::Memory(MemoryStore::new()),
+            StoreSettings::Memory => Store::Memory(Box::default()),
             StoreSettings::Redis { url, prefix } => {
                 let store = RedisStore::new(url, prefix)?;
                 store.spawn_listener();

@@ -51,7 +51,7 @@ pub const IDEMPOTENCY_TTL: Duration = Duration::from_secs(24 * 3600);
 
 /// The configured store.
 pub enum Store {
-    Memory(MemoryStore),
+    Memory(Box<MemoryStore>),
     Redis(Box<RedisStore>),
 }
 

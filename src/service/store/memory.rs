@@ -34,10 +34,6 @@ impl Inner {
 }
 
 impl MemoryStore {
-    pub fn new() -> MemoryStore {
-        MemoryStore::default()
-    }
-
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         // A panic while holding the lock cannot leave a half-written entry (every write is one
         // insert), so a poisoned lock is still consistent.

@@ -1,4 +1,5 @@
-//! Tiny helpers for iterating set bits: the one loop every move generator here needs.
+//! Tiny helpers every game shares: iterating set bits (the one loop every move generator
+//! needs) and normalising lenient move input.
 
 /// Iterates the indices of the set bits of `bits`, lowest first.
 #[inline]
@@ -12,4 +13,13 @@ pub fn ones(mut bits: u64) -> impl Iterator<Item = u8> {
             Some(i)
         }
     })
+}
+
+/// Move input as the lenient parsers read it: white space dropped, ASCII lower-cased.
+pub fn lenient(input: &str) -> String {
+    input
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
 }

@@ -30,11 +30,7 @@ impl std::str::FromStr for Move {
 
     /// Lenient: any case, white space anywhere.
     fn from_str(input: &str) -> Result<Move, MoveParseError> {
-        let s: String = input
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .map(|c| c.to_ascii_lowercase())
-            .collect();
+        let s = crate::rules::bits::lenient(input);
         let err = || MoveParseError {
             input: input.to_string(),
         };

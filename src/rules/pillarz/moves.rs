@@ -60,11 +60,7 @@ impl std::str::FromStr for Move {
         let err = || MoveParseError {
             input: input.to_string(),
         };
-        let s: String = input
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .map(|c| c.to_ascii_lowercase())
-            .collect();
+        let s = crate::rules::bits::lenient(input);
         let sq = |part: &str| Square::parse(part).ok_or_else(err);
         if let Some((a, b)) = s.split_once('+') {
             return Ok(Move::place(sq(a)?, sq(b)?));

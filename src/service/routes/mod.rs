@@ -15,7 +15,7 @@ mod resign;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 
-use super::domain::{GameId, IdempotencyKey, SeatToken};
+use super::domain::{GameId, IdempotencyKey, SeatToken, StoredGame};
 use super::error::{ApiError, ErrorCode};
 
 pub use docs::ApiDoc;
@@ -107,6 +107,16 @@ fn bearer(req: &HttpRequest) -> Result<SeatToken, ApiError> {
                 "the Authorization header must be \"Bearer <64 hex digits>\"",
             )
         })
+}
+
+/// The seat `token` holds in `game`, or `403 wrong_seat`.
+fn seat_of_token(game: &StoredGame, token: &SeatToken) -> Result<crate::api::Seat, ApiError> {
+    game.seat_for(token).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::WrongSeat,
+            "this token holds no seat in this game",
+        )
+    })
 }
 
 /// The optional `Idempotency-Key` header.

@@ -3,7 +3,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 
-use super::{bearer, game_id, idempotency_key, json_with_etag};
+use super::{bearer, game_id, idempotency_key, json_with_etag, seat_of_token};
 use crate::api::{GameView, LegalMoves, Problem, SubmitMove};
 use crate::service::computer;
 use crate::service::domain::seat_of;
@@ -82,12 +82,7 @@ pub async fn submit(
         id,
         key.as_ref(),
         |game, now| {
-            let seat = game.seat_for(&token).ok_or_else(|| {
-                ApiError::new(
-                    ErrorCode::WrongSeat,
-                    "this token holds no seat in this game",
-                )
-            })?;
+            let seat = seat_of_token(game, &token)?;
             if let Some(expected) = request.expected_ply
                 && expected != game.ply()
             {

@@ -3,9 +3,9 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 
 use super::moves::view_answer;
-use super::{bearer, game_id, idempotency_key};
+use super::{bearer, game_id, idempotency_key, seat_of_token};
 use crate::api::{GameView, Problem};
-use crate::service::error::{ApiError, ErrorCode};
+use crate::service::error::ApiError;
 use crate::service::games;
 use crate::service::state::AppState;
 
@@ -41,12 +41,7 @@ pub async fn resign(
         id,
         key.as_ref(),
         |game, now| {
-            let seat = game.seat_for(&token).ok_or_else(|| {
-                ApiError::new(
-                    ErrorCode::WrongSeat,
-                    "this token holds no seat in this game",
-                )
-            })?;
+            let seat = seat_of_token(game, &token)?;
             game.resign(seat, now)
         },
         |game, _, now| serde_json::to_string(&game.view(now)).expect("a view serializes"),

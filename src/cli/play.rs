@@ -1,15 +1,17 @@
 //! `pillarz play`: an interactive game against the service's engine in the terminal. The board
 //! is redrawn every turn; type a move, `?` for the legal moves, `resign`, or `quit`.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
+
 use std::process::ExitCode;
 use std::time::Duration;
+use tokio::io::AsyncBufReadExt;
 
 use serde_json::json;
 
 use crate::api::{CreatedGame, GameView, LegalMoves, Seat, Status};
 use crate::client::api_client::decode;
-use crate::client::duration::parse_clock;
+use crate::client::duration::{parse_clock, show_ms};
 use crate::client::{ClientError, tokens};
 
 use super::CliError;
@@ -60,8 +62,8 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
             seat_name(args.seat),
             args.vs_engine
         );
-        let stdin = std::io::stdin();
-        let mut input = stdin.lock().lines();
+        let mut input = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+        let ticking = std::io::IsTerminal::is_terminal(&std::io::stdout());
         let mut shown_ply = u64::MAX;
         loop {
             let (_, view) = fetch_view(&client, &id).await?;
@@ -85,12 +87,11 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
             }
             print!("your move (? for legal moves, resign, quit): ");
             std::io::stdout().flush().map_err(anyhow::Error::from)?;
-            let Some(line) = input.next() else {
+            let Some(line) = read_line(&mut input, ticking.then_some(&view)).await? else {
                 println!();
                 println!("input ended; the game {id} stays open");
                 return Ok(ExitCode::SUCCESS);
             };
-            let line = line.map_err(anyhow::Error::from)?;
             match line.trim() {
                 "" => {}
                 "?" => {
@@ -137,4 +138,35 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
             }
         }
     })
+}
+
+/// Reads the player's next line. On a terminal the clocks tick meanwhile: the prompt line is
+/// redrawn every second with the running clock counted down from the last view.
+async fn read_line(
+    input: &mut tokio::io::Lines<tokio::io::BufReader<tokio::io::Stdin>>,
+    view: Option<&GameView>,
+) -> Result<Option<String>, CliError> {
+    let clock = view.and_then(|v| v.clock.clone());
+    let started = std::time::Instant::now();
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    tick.reset();
+    loop {
+        tokio::select! {
+            line = input.next_line() => return line.map_err(|e| CliError::Failure(e.into())),
+            _ = tick.tick(), if clock.is_some() => {
+                let clock = clock.as_ref().expect("ticking needs a clock");
+                let elapsed = started.elapsed().as_millis() as u64;
+                let shown: Vec<String> = clock
+                    .remaining_ms
+                    .iter()
+                    .map(|(seat, ms)| {
+                        let left = if clock.running == Some(*seat) { ms.saturating_sub(elapsed) } else { *ms };
+                        format!("{} {}", seat_name(*seat), show_ms(left))
+                    })
+                    .collect();
+                print!("\r[{}] your move (? for legal moves, resign, quit): ", shown.join(" | "));
+                std::io::stdout().flush().map_err(anyhow::Error::from)?;
+            }
+        }
+    }
 }

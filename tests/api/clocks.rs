@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use pillarz::api::{ClockView, Seat, Status};
+use pillarz::api::{Seat, Status};
 use serde_json::json;
 
 use crate::helpers::{TestApp, assert_problem};
@@ -17,12 +17,7 @@ async fn only_the_side_to_move_loses_time_and_increments_are_added() {
         .await;
     let id = &created.game.id;
     tokio::time::sleep(Duration::from_millis(150)).await;
-    let clock: ClockView = app
-        .get(&format!("/v1/games/{id}/clock"))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let clock = app.clock(id).await;
     assert_eq!(clock.running, Some(Seat::P1));
     assert!(clock.remaining_ms[&Seat::P1] <= 60000 - 150);
     assert_eq!(clock.remaining_ms[&Seat::P2], 60000);
@@ -30,22 +25,12 @@ async fn only_the_side_to_move_loses_time_and_increments_are_added() {
 
     let response = app.play(id, &created.tokens[&Seat::P1], "Sa1").await;
     assert_eq!(response.status(), 200);
-    let clock: ClockView = app
-        .get(&format!("/v1/games/{id}/clock"))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let clock = app.clock(id).await;
     assert_eq!(clock.running, Some(Seat::P2));
     let p1 = clock.remaining_ms[&Seat::P1];
     assert!(p1 <= 60000 - 150 + 500 && p1 > 59000, "p1 has {p1}");
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let again: ClockView = app
-        .get(&format!("/v1/games/{id}/clock"))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let again = app.clock(id).await;
     assert_eq!(again.remaining_ms[&Seat::P1], p1, "p1's clock is stopped");
     assert!(again.remaining_ms[&Seat::P2] < clock.remaining_ms[&Seat::P2]);
 }

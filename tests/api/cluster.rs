@@ -80,13 +80,7 @@ async fn games_on_a_redis_cluster() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    let resign = a
-        .client
-        .post(a.url(&format!("/v1/games/{}/resign", bot.game.id)))
-        .bearer_auth(&bot.tokens[&Seat::P1])
-        .send()
-        .await
-        .unwrap();
+    let resign = a.resign(&bot.game.id, &bot.tokens[&Seat::P1]).await;
     assert_eq!(resign.status(), 200);
     assert_eq!(b.view(&bot.game.id).await.status, Status::Finished);
 }

@@ -136,13 +136,7 @@ async fn a_watcher_on_one_replica_sees_every_move_made_through_another_in_order(
         assert_eq!(view.moves.last().unwrap(), mv);
     }
     // Resign: the final event, then the stream ends.
-    let resign = b
-        .client
-        .post(b.url(&format!("/v1/games/{id}/resign")))
-        .bearer_auth(&created.tokens[&Seat::P1])
-        .send()
-        .await
-        .unwrap();
+    let resign = b.resign(&id, &created.tokens[&Seat::P1]).await;
     assert_eq!(resign.status(), 200);
     let (version, view) = stream.game().await.unwrap();
     assert_eq!(version, 8);

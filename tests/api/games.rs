@@ -149,26 +149,14 @@ async fn resign_ends_the_game_for_the_opponent() {
     let (app, _redis) = TestApp::spawn().await;
     let created = app.create(json!({"game": "pyrga"})).await;
     let id = &created.game.id;
-    let response = app
-        .client
-        .post(app.url(&format!("/v1/games/{id}/resign")))
-        .bearer_auth(&created.tokens[&Seat::P2])
-        .send()
-        .await
-        .unwrap();
+    let response = app.resign(id, &created.tokens[&Seat::P2]).await;
     assert_eq!(response.status(), StatusCode::OK);
     let view: GameView = response.json().await.unwrap();
     assert_eq!(view.status, Status::Finished);
     assert_eq!(serde_json::to_value(view.result).unwrap(), "p1");
     assert_eq!(serde_json::to_value(view.termination).unwrap(), "resign");
     assert!(app.legal_moves(id).await.is_empty());
-    let again = app
-        .client
-        .post(app.url(&format!("/v1/games/{id}/resign")))
-        .bearer_auth(&created.tokens[&Seat::P1])
-        .send()
-        .await
-        .unwrap();
+    let again = app.resign(id, &created.tokens[&Seat::P1]).await;
     assert_problem(again, 409, "game_over").await;
 }
 

@@ -326,6 +326,21 @@ impl TestApp {
             .unwrap()
     }
 
+    pub async fn resign(&self, id: &str, token: &str) -> Response {
+        self.client
+            .post(self.url(&format!("/v1/games/{id}/resign")))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    pub async fn clock(&self, id: &str) -> pillarz::api::ClockView {
+        let response = self.get(&format!("/v1/games/{id}/clock")).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        response.json().await.unwrap()
+    }
+
     pub async fn view(&self, id: &str) -> GameView {
         let response = self.get(&format!("/v1/games/{id}")).await;
         assert_eq!(response.status(), StatusCode::OK);

@@ -76,13 +76,7 @@ async fn finished_games_expire_after_the_configured_ttl() {
     let app = TestApp::spawn_with(settings).await;
     let created = app.create(json!({"game": "pyrga"})).await;
     let id = created.game.id.clone();
-    let resign = app
-        .client
-        .post(app.url(&format!("/v1/games/{id}/resign")))
-        .bearer_auth(&created.tokens[&Seat::P1])
-        .send()
-        .await
-        .unwrap();
+    let resign = app.resign(&id, &created.tokens[&Seat::P1]).await;
     assert_eq!(resign.status(), 200);
     let mut conn = redis.connection();
     let ttl: i64 = redis::cmd("PTTL")

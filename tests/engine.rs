@@ -178,4 +178,54 @@ fn bench_fingerprint() {
     assert_eq!(total, BENCH_NODES);
 }
 
-const BENCH_NODES: u64 = 3_067_638;
+const BENCH_NODES: u64 = 3_082_138;
+
+/// A position with a single legal move is still analysed: a real depth, score and line, not
+/// just the forced move.
+#[test]
+fn a_lone_legal_move_is_still_analysed() {
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+    let mut rng = SmallRng::seed_from_u64(7);
+    let mut moves = MoveList::new();
+    let lone = (0..200)
+        .find_map(|_| {
+            let mut pos = start::<pz::Position>();
+            while pos.outcome().is_none() {
+                moves.clear();
+                pos.legal_moves(&mut moves);
+                if moves.len() == 1 {
+                    return Some(pos);
+                }
+                pos.play_unchecked(&moves[rng.random_range(0..moves.len())]);
+            }
+            None
+        })
+        .expect("random games reach a position with one legal move");
+    let report = search(&lone, &[], &params(Limit::Depth(4)));
+    assert_eq!(report.lines.len(), 1);
+    assert!(report.depth >= 2, "searched only {} plies", report.depth);
+    let line = &report.lines[0];
+    assert!(line.pv.len() >= 2 || matches!(line.score, Score::WinIn(1)));
+}
+
+/// An engine kept between moves (a computer seat, the protocol) answers like a fresh one on a
+/// fixed-depth search of a position it has seen, and remembers: the second search is cheaper.
+#[test]
+fn a_kept_engine_reuses_its_table() {
+    let pos = pz::Position::parse_position("00000/00o00x0/00000/00x00o0/00000 1", Variants::NONE)
+        .unwrap();
+    let mut engine = pillarz::engine::Engine::new(16);
+    let first = engine.search(&pos, &[], &params(Limit::Depth(4)));
+    let again = engine.search(&pos, &[], &params(Limit::Depth(4)));
+    assert!(
+        again.nodes < first.nodes,
+        "{} vs {}",
+        again.nodes,
+        first.nodes
+    );
+    assert_eq!(again.depth, 4);
+    engine.new_game();
+    let fresh = engine.search(&pos, &[], &params(Limit::Depth(4)));
+    assert_eq!(fresh.nodes, first.nodes);
+}

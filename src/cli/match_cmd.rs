@@ -4,19 +4,79 @@
 use std::process::ExitCode;
 
 use crate::engine::Searchable;
-use crate::engine::agents::Agent;
-use crate::engine::tournament::{Tally, play_game};
+use crate::engine::agents::{Agent, EnginePlayer};
+use crate::engine::tournament::{Contender, Tally, play_game};
 use crate::rules::{GameKind, Player, Variants, alcazar, pilastri, pillarz, pyrga};
 
 use super::CliError;
+use super::external_engine::ExternalEngine;
 use crate::wall_clock::WallClock;
+
+/// A player named on the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Spec {
+    Agent(Agent),
+    /// `cmd:<path>[@<ms>]`: `<path> engine`, driven through the engine protocol.
+    External {
+        path: String,
+        movetime_ms: u64,
+    },
+}
+
+impl Spec {
+    fn parse(s: &str) -> Result<Spec, String> {
+        let Some(rest) = s.strip_prefix("cmd:") else {
+            return Agent::parse(s).map(Spec::Agent);
+        };
+        let (path, ms) = match rest.rsplit_once('@') {
+            Some((path, ms)) => (
+                path,
+                ms.parse::<u64>()
+                    .ok()
+                    .filter(|&ms| ms > 0)
+                    .ok_or_else(|| format!("{s:?}: the think time after @ is in ms, like @100"))?,
+            ),
+            None => (rest, 100),
+        };
+        if path.is_empty() {
+            return Err("cmd: needs the path of an engine, like cmd:./pillarz@100".into());
+        }
+        Ok(Spec::External {
+            path: path.to_string(),
+            movetime_ms: ms,
+        })
+    }
+
+    fn name(&self) -> String {
+        match self {
+            Spec::Agent(a) => a.name(),
+            Spec::External { path, movetime_ms } => format!("cmd:{path}@{movetime_ms}"),
+        }
+    }
+
+    fn build<G: Searchable>(
+        &self,
+        kind: GameKind,
+        variants: Variants,
+    ) -> Result<Box<dyn Contender<G>>, String> {
+        Ok(match self {
+            Spec::Agent(Agent::Engine { movetime_ms }) => Box::new(EnginePlayer::new(*movetime_ms)),
+            Spec::Agent(a) => Box::new(*a),
+            Spec::External { path, movetime_ms } => {
+                Box::new(ExternalEngine::spawn(path, *movetime_ms, kind, variants)?)
+            }
+        })
+    }
+}
 
 /// Play a match between two players, e.g. `pillarz match pyrga engine:100 uct:100 --games 50`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The game: pillarz, pilastri, pyrga or alcazar.
     game: String,
-    /// Player A: engine:<ms>, uct:<ms>, greedy or random.
+    /// Player A: engine:<ms>, level:<1-8>, uct:<ms>, greedy, random, or cmd:<path>[@<ms>] (the
+    /// program at <path> run as `<path> engine` and driven through the engine protocol,
+    /// thinking <ms> per move, 100 by default).
     a: String,
     /// Player B, as A.
     b: String,
@@ -37,19 +97,31 @@ pub struct Args {
     verbose: bool,
 }
 
-fn play<G: Searchable>(args: &Args, variants: Variants, a: Agent, b: Agent) -> Tally {
+fn play<G: Searchable>(
+    args: &Args,
+    kind: GameKind,
+    variants: Variants,
+    a: &Spec,
+    b: &Spec,
+) -> Result<Tally, CliError> {
+    let mut a = a.build::<G>(kind, variants).map_err(CliError::Usage)?;
+    let mut b = b.build::<G>(kind, variants).map_err(CliError::Usage)?;
     let mut tally = Tally::default();
     for i in 0..args.games {
+        // Both colours from every opening: games 2k and 2k+1 share a seed, seats swapped.
         let a_seat = if i % 2 == 0 { Player::P1 } else { Player::P2 };
         let (score, plies) = play_game::<G, _>(
             variants,
-            a,
-            b,
+            a.as_mut(),
+            b.as_mut(),
             a_seat,
             args.random_opening,
-            args.seed.wrapping_mul(1_000_003).wrapping_add(u64::from(i)),
+            args.seed
+                .wrapping_mul(1_000_003)
+                .wrapping_add(u64::from(i / 2)),
             WallClock::start,
-        );
+        )
+        .map_err(|e| CliError::Failure(anyhow::anyhow!("game {}: {e}", i + 1)))?;
         tally.add(score);
         if args.verbose {
             println!(
@@ -58,7 +130,7 @@ fn play<G: Searchable>(args: &Args, variants: Variants, a: Agent, b: Agent) -> T
             );
         }
     }
-    tally
+    Ok(tally)
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
@@ -67,17 +139,17 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let variants = kind
         .variants(&args.variants)
         .map_err(|e| usage(e.to_string()))?;
-    let a = Agent::parse(&args.a).map_err(usage)?;
-    let b = Agent::parse(&args.b).map_err(usage)?;
+    let a = Spec::parse(&args.a).map_err(usage)?;
+    let b = Spec::parse(&args.b).map_err(usage)?;
     if args.games == 0 {
         return Err(usage("--games must be at least 1".into()));
     }
     let tally = match kind {
-        GameKind::Pillarz => play::<pillarz::Position>(&args, variants, a, b),
-        GameKind::Pilastri => play::<pilastri::Position>(&args, variants, a, b),
-        GameKind::Pyrga => play::<pyrga::Position>(&args, variants, a, b),
-        GameKind::Alcazar => play::<alcazar::Position>(&args, variants, a, b),
-    };
+        GameKind::Pillarz => play::<pillarz::Position>(&args, kind, variants, &a, &b),
+        GameKind::Pilastri => play::<pilastri::Position>(&args, kind, variants, &a, &b),
+        GameKind::Pyrga => play::<pyrga::Position>(&args, kind, variants, &a, &b),
+        GameKind::Alcazar => play::<alcazar::Position>(&args, kind, variants, &a, &b),
+    }?;
     let (elo, error) = tally.elo();
     println!(
         "{kind}: {} vs {}: {} games, +{} -{} ={}, score {:.1}%",

@@ -10,6 +10,9 @@ mod analyze;
 mod bench;
 mod bench_movegen;
 mod client_args;
+mod engine_cmd;
+mod engine_protocol;
+mod external_engine;
 mod game_cmds;
 mod loadgen;
 mod match_cmd;
@@ -47,6 +50,8 @@ enum Command {
     Openapi(openapi::Args),
     /// Run the engine's fixed bench (node-count fingerprint and speed).
     Bench(bench::Args),
+    /// Drive the engine through a line protocol on stdin/stdout (see the README).
+    Engine(engine_cmd::Args),
     /// Play a match between two players and estimate their Elo difference.
     Match(match_cmd::Args),
     /// List the games the server plays.
@@ -119,6 +124,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Perft(args) => perft::run(args),
         Command::Openapi(args) => openapi::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Engine(args) => engine_cmd::run(args),
         Command::Match(args) => match_cmd::run(args),
         Command::Catalog(args) => game_cmds::catalog(args),
         Command::New(args) => game_cmds::new(args),

@@ -8,9 +8,9 @@ use super::eval::Searchable;
 use super::levels::Level;
 use super::limits::Clock;
 use super::score::Score;
-use super::search::{Params, Report, search};
+use super::search::{Engine, Params, Report, search};
 use crate::rules::record::Record;
-use crate::rules::{AnyRecord, MoveList};
+use crate::rules::{AnyRecord, GameKind, MoveList, alcazar, pilastri, pillarz, pyrga};
 
 /// One of the best moves, in notation.
 #[derive(Clone, Debug, PartialEq)]
@@ -71,20 +71,21 @@ pub fn analyse(record: &AnyRecord, params: &Params<'_>) -> Analysis {
     }
 }
 
-fn level_move<G: Searchable>(
+/// The move a computer opponent of `level` plays in `record`; `rng` drives the randomness of
+/// the low levels.
+pub fn level_choice<G: Searchable>(
     record: &Record<G>,
     level: Level,
-    seed: u64,
+    rng: &mut SmallRng,
     clock: &dyn Clock,
-) -> Option<String> {
+) -> Option<G::Move> {
     let mut moves = MoveList::new();
     record.legal_moves(&mut moves);
     if moves.is_empty() {
         return None;
     }
-    let mut rng = SmallRng::seed_from_u64(seed);
     if rng.random_range(0..100) < level.random_percent {
-        return Some(moves[rng.random_range(0..moves.len())].to_string());
+        return Some(moves[rng.random_range(0..moves.len())]);
     }
     let report = search(
         record.position(),
@@ -99,7 +100,57 @@ fn level_move<G: Searchable>(
             contempt: 20,
         },
     );
-    report.best().map(|m| m.to_string())
+    report.best()
+}
+
+/// An [`Engine`] for a game chosen at run time: one that keeps its table between the searches
+/// of one game (the engine protocol's session).
+pub enum AnyEngine {
+    Pillarz(Engine<pillarz::Position>),
+    Pilastri(Engine<pilastri::Position>),
+    Pyrga(Engine<pyrga::Position>),
+    Alcazar(Engine<alcazar::Position>),
+}
+
+impl AnyEngine {
+    pub fn new(kind: GameKind, tt_bits: u32) -> AnyEngine {
+        match kind {
+            GameKind::Pillarz => AnyEngine::Pillarz(Engine::new(tt_bits)),
+            GameKind::Pilastri => AnyEngine::Pilastri(Engine::new(tt_bits)),
+            GameKind::Pyrga => AnyEngine::Pyrga(Engine::new(tt_bits)),
+            GameKind::Alcazar => AnyEngine::Alcazar(Engine::new(tt_bits)),
+        }
+    }
+
+    /// Analyses `record` with what earlier searches left in the table; `None` when the record
+    /// is of another game than this engine's.
+    pub fn analyse(&mut self, record: &AnyRecord, params: &Params<'_>) -> Option<Analysis> {
+        let report = match (self, record) {
+            (AnyEngine::Pillarz(e), AnyRecord::Pillarz(r)) => {
+                to_analysis(e.search(r.position(), r.history(), params))
+            }
+            (AnyEngine::Pilastri(e), AnyRecord::Pilastri(r)) => {
+                to_analysis(e.search(r.position(), r.history(), params))
+            }
+            (AnyEngine::Pyrga(e), AnyRecord::Pyrga(r)) => {
+                to_analysis(e.search(r.position(), r.history(), params))
+            }
+            (AnyEngine::Alcazar(e), AnyRecord::Alcazar(r)) => {
+                to_analysis(e.search(r.position(), r.history(), params))
+            }
+            _ => return None,
+        };
+        Some(report)
+    }
+}
+
+fn level_move<G: Searchable>(
+    record: &Record<G>,
+    level: Level,
+    seed: u64,
+    clock: &dyn Clock,
+) -> Option<String> {
+    level_choice(record, level, &mut SmallRng::seed_from_u64(seed), clock).map(|m| m.to_string())
 }
 
 /// The move a computer opponent of `level` plays in `record`; `seed` drives the randomness of

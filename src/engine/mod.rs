@@ -17,4 +17,4 @@ mod tt;
 pub use eval::Searchable;
 pub use limits::{Caps, Clock, FrozenClock, Limit};
 pub use score::Score;
-pub use search::{Line, Params, Report, search};
+pub use search::{Engine, Line, Params, Report, search};

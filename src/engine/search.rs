@@ -1,9 +1,20 @@
-//! Iterative-deepening principal-variation search (negamax alpha-beta) with a transposition
-//! table, killer and history move ordering, mate-distance pruning and multi-PV at the root.
+//! Iterative-deepening principal-variation search (negamax alpha-beta), generic over
+//! [`Searchable`].
 //!
-//! Generic over [`Searchable`]; games that forbid repetition get their path of positions
-//! checked, so the search never plays or expects an illegal repetition. Proven results come
-//! out as exact win/loss distances: a position searched deeply enough is solved.
+//! Per node: a win on the spot is taken at once; a side facing a win on the spot searches only
+//! the moves that stop it, one ply deeper (the threat extension); at the horizon a threat-only
+//! quiescence resolves such threats. In games where matches showed it gains
+//! ([`Searchable::SELECTIVE`]), reverse futility cuts positions already far above beta off the
+//! principal variation, late quiet moves are searched with reduced depth first (late-move
+//! reductions), and nodes without a table move one ply shallower (internal iterative
+//! reduction). A null move was tried for pillarz and lost a match (passing is often the best
+//! "move" there, so it proves little). A bucketed transposition table and the move history are
+//! kept by an [`Engine`] from one search to the next.
+//!
+//! Proven results stay exact: no move is skipped at a node without a proof that it loses (the
+//! moves that leave a win on the spot), pruning only ever returns heuristic bounds, and games
+//! that forbid repetition key their table by the set of positions on the path as well, since
+//! which moves are legal there depends on it.
 
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
@@ -23,7 +34,8 @@ pub struct Params<'a> {
     pub clock: &'a dyn Clock,
     /// Set from outside to stop the search early.
     pub stop: Option<&'a AtomicBool>,
-    /// The transposition table holds `2^tt_bits` entries.
+    /// The transposition table holds `2^tt_bits` entries (for [`search`]; an [`Engine`] keeps
+    /// the table it was made with).
     pub tt_bits: u32,
     /// How much worse than an even position a draw is for the side to move at the root (0 for
     /// analysis; players use a little, so as not to settle for draws against weaker opponents).
@@ -57,13 +69,98 @@ impl<M: Copy> Report<M> {
     }
 }
 
-struct Searcher<'a, G: Searchable> {
+/// A root move with what the last search of it found.
+#[derive(Clone, Debug)]
+struct RootMove<M> {
+    mv: M,
+    /// Internal score (see [`super::score`]).
+    score: i32,
+    pv: Vec<M>,
+}
+
+/// The deepest the horizon's threat search goes.
+const QUIESCENCE_PLIES: u32 = 8;
+/// Reverse futility: a position this far above beta per remaining ply is cut.
+const FUTILITY_MARGIN: i32 = 110;
+const FUTILITY_DEPTH: i32 = 6;
+/// Late-move reductions start with the move after this many, from this depth.
+const LMR_AFTER: usize = 2;
+const LMR_DEPTH: i32 = 3;
+/// Internal iterative reduction: a node this deep without a table move searches one ply less.
+const IIR_DEPTH: i32 = 4;
+
+/// How many plies a late quiet move is reduced by: grows with both depth and move number.
+fn reduction(depth: i32, searched: usize) -> i32 {
+    let r = 0.75 + (depth as f64).ln() * (searched as f64).ln() / 2.25;
+    r as i32
+}
+
+/// A search engine for one game: its table and move history, kept between searches (the moves
+/// of one game), cleared by [`Engine::new_game`].
+pub struct Engine<G: Searchable> {
     tt: Table<G::Move>,
     ordering: Ordering<G::Move>,
+}
+
+impl<G: Searchable> Engine<G> {
+    /// An engine whose table holds `2^tt_bits` entries.
+    pub fn new(tt_bits: u32) -> Engine<G> {
+        Engine {
+            tt: Table::new(tt_bits),
+            ordering: Ordering::new(MAX_PLY as usize + 1, G::MOVE_SLOTS),
+        }
+    }
+
+    /// Forgets everything learned (a new game).
+    pub fn new_game(&mut self) {
+        self.tt.clear();
+        self.ordering.clear();
+    }
+
+    /// Searches `pos`, whose game went through positions with repetition keys `history`.
+    pub fn search(&mut self, pos: &G, history: &[u64], params: &Params<'_>) -> Report<G::Move> {
+        self.tt.new_search();
+        self.ordering.new_search();
+        let (max_depth, node_budget, time_budget) = params.caps.budget(params.limit);
+        let mut s = Searcher {
+            tt: &mut self.tt,
+            ordering: &mut self.ordering,
+            pv: vec![Vec::new(); MAX_PLY as usize + 2],
+            buffers: vec![MoveList::new(); MAX_PLY as usize + 2],
+            quiets: vec![MoveList::new(); MAX_PLY as usize + 2],
+            keys: Vec::with_capacity(history.len() + MAX_PLY as usize + 1),
+            path_key: 0,
+            nodes: 0,
+            node_budget,
+            time_budget,
+            clock: params.clock,
+            stop: params.stop,
+            stopped: false,
+            contempt: params.contempt,
+        };
+        for key in history {
+            s.enter(*key);
+        }
+        s.root(pos, max_depth, params)
+    }
+}
+
+/// Searches `pos` with a fresh engine (nothing kept from earlier searches).
+pub fn search<G: Searchable>(pos: &G, history: &[u64], params: &Params<'_>) -> Report<G::Move> {
+    Engine::new(params.tt_bits).search(pos, history, params)
+}
+
+struct Searcher<'a, G: Searchable> {
+    tt: &'a mut Table<G::Move>,
+    ordering: &'a mut Ordering<G::Move>,
     pv: Vec<Vec<G::Move>>,
     buffers: Vec<MoveList<G::Move>>,
+    /// Per ply, the quiet moves tried before a cut-off (they lose history).
+    quiets: Vec<MoveList<G::Move>>,
     /// Repetition keys of the game's positions and of the current search path.
     keys: Vec<u64>,
+    /// For games that forbid repetition: a hash of the set `keys`, mixed into table keys.
+    path_key: u64,
     nodes: u64,
     node_budget: u64,
     time_budget: u64,
@@ -71,6 +168,14 @@ struct Searcher<'a, G: Searchable> {
     stop: Option<&'a AtomicBool>,
     stopped: bool,
     contempt: i32,
+}
+
+/// A repetition key spread out before it joins the path hash (so that it cannot cancel the
+/// position's own Zobrist hash).
+fn mix(key: u64) -> u64 {
+    (key ^ (key >> 29))
+        .wrapping_mul(0xbf58_476d_1ce4_e5b9)
+        .rotate_left(31)
 }
 
 /// The score of a position with no moves (or a finished one) at `ply` from the root, for its
@@ -100,7 +205,48 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         }
     }
 
-    fn negamax(&mut self, pos: &G, mut depth: u32, ply: u32, mut alpha: i32, mut beta: i32) -> i32 {
+    /// Pushes a position onto the path (games that forbid repetition only).
+    fn enter(&mut self, key: u64) {
+        if G::FORBIDS_REPETITION {
+            self.keys.push(key);
+            self.path_key ^= mix(key);
+        }
+    }
+
+    fn leave(&mut self) {
+        if G::FORBIDS_REPETITION
+            && let Some(key) = self.keys.pop()
+        {
+            self.path_key ^= mix(key);
+        }
+    }
+
+    fn repeats(&self, child: &G) -> bool {
+        G::FORBIDS_REPETITION && self.keys.contains(&child.repetition_key())
+    }
+
+    fn table_key(&self, pos: &G) -> u64 {
+        pos.hash() ^ self.path_key
+    }
+
+    /// Takes a win on the spot: the score, with the winning move as the line.
+    fn win_now(&mut self, pos: &G, ply: u32) -> Option<i32> {
+        let mv = pos.winning_move()?;
+        self.pv[ply as usize].push(mv);
+        Some(WIN - ply as i32 - 1)
+    }
+
+    /// Copies the child's line behind `mv` into this ply's line.
+    fn update_pv(&mut self, ply: usize, mv: G::Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        head[ply].clear();
+        head[ply].push(mv);
+        head[ply].extend_from_slice(&tail[0]);
+    }
+
+    /// The horizon: wins on the spot, and threats of the opponent's resolved by searching only
+    /// the moves that stop them; otherwise the static evaluation.
+    fn quiescence(&mut self, pos: &G, ply: u32, mut alpha: i32, beta: i32, qply: u32) -> i32 {
         self.nodes += 1;
         self.check_limits();
         let p = ply as usize;
@@ -108,15 +254,70 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         if self.stopped {
             return 0;
         }
-        if depth == 0 || ply >= MAX_PLY {
-            if pos.outcome().is_some() {
-                return terminal(pos, ply, self.contempt);
+        if let Some(win) = self.win_now(pos, ply) {
+            return win;
+        }
+        if pos.outcome().is_some() {
+            return terminal(pos, ply, self.contempt);
+        }
+        if ply >= MAX_PLY || qply >= QUIESCENCE_PLIES || !pos.threatened() {
+            return pos.evaluate();
+        }
+        let mut moves = std::mem::take(&mut self.buffers[p]);
+        moves.clear();
+        pos.legal_moves(&mut moves);
+        // Every move that leaves the threat standing loses next ply.
+        let mut best = -(WIN - ply as i32 - 2);
+        self.enter(pos.repetition_key());
+        for mv in moves.iter() {
+            let mut child = pos.clone();
+            child.play_unchecked(mv);
+            if self.repeats(&child) {
+                continue;
             }
-            if !pos.wins_now() || ply >= MAX_PLY {
-                return pos.evaluate();
+            if let Some(reply) = child.winning_move() {
+                if self.pv[p].is_empty() {
+                    self.pv[p].extend([*mv, reply]);
+                }
+                continue;
             }
-            // A win on the spot at the horizon: look one ply further to play it out.
-            depth = 1;
+            let score = -self.quiescence(&child, ply + 1, -beta, -alpha, qply + 1);
+            if self.stopped {
+                break;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(p, *mv);
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.leave();
+        self.buffers[p] = moves;
+        if self.stopped { 0 } else { best }
+    }
+
+    fn negamax(&mut self, pos: &G, mut depth: i32, ply: u32, mut alpha: i32, mut beta: i32) -> i32 {
+        let p = ply as usize;
+        let threatened = ply < MAX_PLY && pos.threatened();
+        if threatened {
+            depth += 1;
+        }
+        if depth <= 0 || ply >= MAX_PLY {
+            return self.quiescence(pos, ply, alpha, beta, 0);
+        }
+        self.nodes += 1;
+        self.check_limits();
+        self.pv[p].clear();
+        if self.stopped {
+            return 0;
+        }
+        if let Some(win) = self.win_now(pos, ply) {
+            return win;
         }
         // Nothing here can beat a win next move or be worse than a loss right now.
         alpha = alpha.max(-(WIN - ply as i32));
@@ -124,12 +325,12 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         if alpha >= beta {
             return alpha;
         }
-        let key = pos.hash();
+        let key = self.table_key(pos);
         let entry = self.tt.probe(key);
         // Table cut-offs only off the principal variation, so that the PV is played out.
         let pv_node = beta - alpha > 1;
         if let Some(e) = entry
-            && u32::from(e.depth) >= depth
+            && i32::from(e.depth) >= depth
             && !pv_node
         {
             let score = from_tt(e.score, ply);
@@ -142,35 +343,79 @@ impl<'a, G: Searchable> Searcher<'a, G> {
                 return score;
             }
         }
+        let tt_move = entry.and_then(|e| e.best);
+
+        if G::SELECTIVE && !pv_node && !threatened && beta.abs() < PROVEN {
+            let eval = pos.evaluate();
+            // Reverse futility: far enough above beta that the remaining plies won't undo it.
+            if depth <= FUTILITY_DEPTH && eval - FUTILITY_MARGIN * depth >= beta {
+                return eval;
+            }
+        }
+        if G::SELECTIVE && depth >= IIR_DEPTH && tt_move.is_none() {
+            depth -= 1;
+        }
 
         let mut moves = std::mem::take(&mut self.buffers[p]);
         moves.clear();
         pos.legal_moves(&mut moves);
-        self.ordering
-            .sort(&mut moves, p, entry.and_then(|e| e.best), G::move_slot);
-        if G::FORBIDS_REPETITION {
-            self.keys.push(pos.repetition_key());
+        if moves.is_empty() {
+            self.buffers[p] = moves;
+            return terminal(pos, ply, self.contempt);
         }
+        let side = pos.turn().index();
+        self.ordering
+            .sort(&mut moves, p, side, tt_move, G::move_slot, |m| {
+                pos.move_class(m)
+            });
+        self.enter(pos.repetition_key());
         let original_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_move = None;
         let mut searched = 0;
-        for (i, mv) in moves.iter().enumerate() {
+        let mut tried_quiet = std::mem::take(&mut self.quiets[p]);
+        tried_quiet.clear();
+        for mv in moves.iter() {
             let mut child = pos.clone();
             child.play_unchecked(mv);
-            if G::FORBIDS_REPETITION && self.keys.contains(&child.repetition_key()) {
+            if self.repeats(&child) {
+                continue;
+            }
+            if threatened && let Some(reply) = child.winning_move() {
+                // Leaves the opponent's win standing: lost next ply, proven without a search.
+                let lost = -(WIN - ply as i32 - 2);
+                if lost > best {
+                    best = lost;
+                    best_move = Some(*mv);
+                    self.pv[p].clear();
+                    self.pv[p].extend([*mv, reply]);
+                }
                 continue;
             }
             searched += 1;
-            let score = if i == 0 || searched == 1 {
-                -self.negamax(&child, depth - 1, ply + 1, -beta, -alpha)
+            let quiet = pos.move_class(mv) == 0 && !self.ordering.is_killer(p, *mv);
+            let new_depth = depth - 1;
+            let score = if searched == 1 {
+                -self.negamax(&child, new_depth, ply + 1, -beta, -alpha)
             } else {
-                let probe = -self.negamax(&child, depth - 1, ply + 1, -alpha - 1, -alpha);
-                if probe > alpha && probe < beta {
-                    -self.negamax(&child, depth - 1, ply + 1, -beta, -alpha)
-                } else {
-                    probe
+                let mut r = 0;
+                if G::SELECTIVE
+                    && depth >= LMR_DEPTH
+                    && searched > LMR_AFTER
+                    && quiet
+                    && !threatened
+                {
+                    r = reduction(depth, searched) - i32::from(pv_node);
+                    r = r.clamp(0, new_depth - 1);
                 }
+                let mut score = -self.negamax(&child, new_depth - r, ply + 1, -alpha - 1, -alpha);
+                if score > alpha && r > 0 {
+                    score = -self.negamax(&child, new_depth, ply + 1, -alpha - 1, -alpha);
+                }
+                if score > alpha && score < beta {
+                    score = -self.negamax(&child, new_depth, ply + 1, -beta, -alpha);
+                }
+                score
             };
             if self.stopped {
                 break;
@@ -180,25 +425,34 @@ impl<'a, G: Searchable> Searcher<'a, G> {
                 best_move = Some(*mv);
                 if score > alpha {
                     alpha = score;
-                    let (head, tail) = self.pv.split_at_mut(p + 1);
-                    head[p].clear();
-                    head[p].push(*mv);
-                    head[p].extend_from_slice(&tail[0]);
+                    self.update_pv(p, *mv);
                     if alpha >= beta {
-                        self.ordering.reward(*mv, G::move_slot(mv), p, depth);
+                        if quiet {
+                            self.ordering.reward(
+                                *mv,
+                                &tried_quiet,
+                                side,
+                                p,
+                                depth as u32,
+                                G::move_slot,
+                            );
+                        }
                         break;
                     }
                 }
             }
+            if quiet {
+                tried_quiet.push(*mv);
+            }
         }
-        if G::FORBIDS_REPETITION {
-            self.keys.pop();
-        }
+        self.leave();
         self.buffers[p] = moves;
+        self.quiets[p] = tried_quiet;
         if self.stopped {
             return 0;
         }
-        if searched == 0 {
+        if best == -INFINITY {
+            // Every legal move repeats a position.
             return terminal(pos, ply, self.contempt);
         }
         let bound = if best >= beta {
@@ -208,120 +462,136 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         } else {
             Bound::Upper
         };
-        self.tt.store(key, best_move, best, depth, bound, ply);
+        self.tt
+            .store(key, best_move, best, depth.max(0) as u32, bound, ply);
         best
     }
-}
 
-/// Searches `pos`, whose game went through positions with repetition keys `history` before it.
-pub fn search<G: Searchable>(pos: &G, history: &[u64], params: &Params<'_>) -> Report<G::Move> {
-    let (max_depth, node_budget, time_budget) = params.caps.budget(params.limit);
-    let mut s = Searcher {
-        tt: Table::new(params.tt_bits),
-        ordering: Ordering::new(MAX_PLY as usize + 1, G::MOVE_SLOTS),
-        pv: vec![Vec::new(); MAX_PLY as usize + 2],
-        buffers: vec![MoveList::new(); MAX_PLY as usize + 2],
-        keys: history.to_vec(),
-        nodes: 0,
-        node_budget,
-        time_budget,
-        clock: params.clock,
-        stop: params.stop,
-        stopped: false,
-        contempt: params.contempt,
-    };
-    let mut root_moves = MoveList::new();
-    pos.legal_moves(&mut root_moves);
-    if G::FORBIDS_REPETITION {
-        s.keys.push(pos.repetition_key());
+    /// One root move searched at `depth` against the window `(alpha, beta)`: a null window
+    /// first unless it is the first move, a full one when that beats alpha.
+    fn root_move(&mut self, child: &G, depth: i32, alpha: i32, full: bool) -> i32 {
+        self.nodes += 1;
+        if full || alpha == -INFINITY {
+            return -self.negamax(child, depth - 1, 1, -INFINITY, -alpha);
+        }
+        let probe = -self.negamax(child, depth - 1, 1, -alpha - 1, -alpha);
+        if probe > alpha && !self.stopped {
+            -self.negamax(child, depth - 1, 1, -INFINITY, -alpha)
+        } else {
+            probe
+        }
+    }
+
+    fn root(&mut self, pos: &G, max_depth: u32, params: &Params<'_>) -> Report<G::Move> {
+        let mut root_moves = MoveList::new();
+        pos.legal_moves(&mut root_moves);
+        self.enter(pos.repetition_key());
         root_moves.retain(|mv| {
             let mut child = pos.clone();
             child.play_unchecked(mv);
-            !s.keys.contains(&child.repetition_key())
+            !self.repeats(&child)
         });
-    }
-    if root_moves.is_empty() {
-        return Report {
-            lines: Vec::new(),
-            score: Score::from_internal(terminal(pos, 0, 0)),
-            depth: 0,
-            nodes: 1,
-            time_ms: params.clock.elapsed_ms(),
-        };
-    }
-    let multipv = params.multipv.clamp(1, root_moves.len());
-    // (move, score, pv) from the last completed iteration, best first.
-    let mut ranked: Vec<(G::Move, i32, Vec<G::Move>)> = root_moves
-        .iter()
-        .map(|m| (*m, -INFINITY, Vec::new()))
-        .collect();
-    let mut completed = 0;
-    for depth in 1..=max_depth {
-        let mut this: Vec<(G::Move, i32, Vec<G::Move>)> = Vec::with_capacity(ranked.len());
-        for (i, (mv, _, _)) in ranked.iter().enumerate() {
-            let mut scores: Vec<i32> = this.iter().map(|t| t.1).collect();
-            scores.sort_unstable_by(|a, b| b.cmp(a));
-            let alpha = if scores.len() >= multipv {
-                scores[multipv - 1]
-            } else {
-                -INFINITY
+        if root_moves.is_empty() {
+            return Report {
+                lines: Vec::new(),
+                score: Score::from_internal(terminal(pos, 0, 0)),
+                depth: 0,
+                nodes: 1,
+                time_ms: params.clock.elapsed_ms(),
             };
-            let mut child = pos.clone();
-            child.play_unchecked(mv);
-            s.nodes += 1;
-            let score = if i == 0 || alpha == -INFINITY {
-                -s.negamax(&child, depth - 1, 1, -INFINITY, -alpha)
-            } else {
-                let probe = -s.negamax(&child, depth - 1, 1, -alpha - 1, -alpha);
-                if probe > alpha {
-                    -s.negamax(&child, depth - 1, 1, -INFINITY, -alpha)
+        }
+        let tt_move = self.tt.probe(self.table_key(pos)).and_then(|e| e.best);
+        let side = pos.turn().index();
+        self.ordering
+            .sort(&mut root_moves, 0, side, tt_move, G::move_slot, |m| {
+                pos.move_class(m)
+            });
+        let multipv = params.multipv.clamp(1, root_moves.len());
+        // From the last completed iteration, best first.
+        let mut ranked: Vec<RootMove<G::Move>> = root_moves
+            .iter()
+            .map(|&mv| RootMove {
+                mv,
+                score: -INFINITY,
+                pv: vec![mv],
+            })
+            .collect();
+        let mut completed = 0;
+        for depth in 1..=max_depth {
+            let mut this: Vec<RootMove<G::Move>> = Vec::with_capacity(ranked.len());
+            for (i, rm) in ranked.iter().enumerate() {
+                // The window's floor: the multipv-th best score found so far this iteration.
+                let alpha = if this.len() >= multipv {
+                    let mut scores: Vec<i32> = this.iter().map(|t| t.score).collect();
+                    scores.sort_unstable_by(|a, b| b.cmp(a));
+                    scores[multipv - 1]
                 } else {
-                    probe
+                    -INFINITY
+                };
+                let mut child = pos.clone();
+                child.play_unchecked(&rm.mv);
+                let score = self.root_move(&child, depth as i32, alpha, i == 0);
+                if self.stopped {
+                    break;
                 }
-            };
-            if s.stopped {
+                let mut pv = vec![rm.mv];
+                pv.extend_from_slice(&self.pv[1]);
+                this.push(RootMove {
+                    mv: rm.mv,
+                    score,
+                    pv,
+                });
+            }
+            if self.stopped {
+                // An interrupted iteration still counts for plain play: its first move was
+                // searched with a full window, and any move that beat it was re-searched so.
+                // The first of the best: a later move with an equal score only failed low.
+                let first_best = this
+                    .iter()
+                    .fold(None::<&RootMove<G::Move>>, |acc, t| match acc {
+                        Some(a) if a.score >= t.score => Some(a),
+                        _ => Some(t),
+                    });
+                if multipv == 1
+                    && let Some(best) = first_best
+                {
+                    let best = best.clone();
+                    ranked.retain(|r| r.mv != best.mv);
+                    ranked.insert(0, best);
+                }
                 break;
             }
-            let mut line = vec![*mv];
-            line.extend_from_slice(&s.pv[1]);
-            this.push((*mv, score, line));
+            this.sort_by_key(|t| std::cmp::Reverse(t.score));
+            ranked = this;
+            completed = depth;
+            // Proven lines end the search once it has looked a little past them: reductions
+            // can hide a shorter win on one iteration and show it on the next.
+            let all_proven = ranked[..multipv].iter().all(|t| t.score.abs() > PROVEN);
+            let distance = (WIN - ranked[0].score.abs()) as u32;
+            if all_proven && (!G::SELECTIVE || depth >= distance + 2) {
+                break;
+            }
         }
-        if s.stopped {
-            break;
+        if completed == 0 && ranked[0].score == -INFINITY {
+            // Not even one move of depth 1 finished: the first in order, scored statically.
+            ranked[0].score = pos.evaluate();
         }
-        this.sort_by_key(|t| std::cmp::Reverse(t.1));
-        ranked = this;
-        completed = depth;
-        let top = &ranked[..multipv];
-        let all_proven = top.iter().all(|t| t.1.abs() > PROVEN);
-        let elapsed = params.clock.elapsed_ms();
-        if all_proven
-            || root_moves.len() == 1
-            || (matches!(params.limit, Limit::MovetimeMs(_)) && elapsed * 2 >= time_budget)
-        {
-            break;
+        self.leave();
+        let lines: Vec<Line<G::Move>> = ranked
+            .into_iter()
+            .take(multipv)
+            .map(|r| Line {
+                mv: r.mv,
+                score: Score::from_internal(r.score),
+                pv: r.pv,
+            })
+            .collect();
+        Report {
+            score: lines[0].score,
+            lines,
+            depth: completed,
+            nodes: self.nodes,
+            time_ms: params.clock.elapsed_ms(),
         }
-    }
-    if completed == 0 {
-        // Not even depth 1 finished: fall back to the first move in generation order.
-        ranked.truncate(1);
-        ranked[0].1 = pos.evaluate();
-        ranked[0].2 = vec![ranked[0].0];
-    }
-    let lines: Vec<Line<G::Move>> = ranked
-        .into_iter()
-        .take(multipv)
-        .map(|(mv, score, pv)| Line {
-            mv,
-            score: Score::from_internal(score),
-            pv,
-        })
-        .collect();
-    Report {
-        score: lines[0].score,
-        lines,
-        depth: completed,
-        nodes: s.nodes,
-        time_ms: params.clock.elapsed_ms(),
     }
 }

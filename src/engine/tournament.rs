@@ -5,7 +5,6 @@ use rand::Rng;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use super::agents::Agent;
 use super::eval::Searchable;
 use super::limits::Clock;
 use crate::rules::record::Record;
@@ -19,20 +18,39 @@ pub enum GameScore {
     Draw,
 }
 
+/// A player in a match: an agent in this process, or an engine in another one.
+pub trait Contender<G: Searchable> {
+    /// Called before each game (an engine forgets what it learned in the last one).
+    fn new_game(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// The move to play in `record`, which is not over; `clock` started with this move.
+    fn choose(
+        &mut self,
+        record: &Record<G>,
+        clock: &dyn Clock,
+        rng: &mut SmallRng,
+    ) -> Result<G::Move, String>;
+}
+
 /// Plays one game; A has `a_seat`. The first `random_opening` plies are random, so that
-/// deterministic players do not replay one game. `clock` makes a fresh clock per move.
+/// deterministic players do not replay one game. `clock` makes a fresh clock per move. An
+/// error is a player that failed (an external engine that died or answered nonsense).
 pub fn play_game<G: Searchable, C: Clock>(
     variants: Variants,
-    a: Agent,
-    b: Agent,
+    a: &mut dyn Contender<G>,
+    b: &mut dyn Contender<G>,
     a_seat: Player,
     random_opening: usize,
     seed: u64,
     clock: impl Fn() -> C,
-) -> (GameScore, usize) {
+) -> Result<(GameScore, usize), String> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut record = Record::new(G::start(variants));
     let mut moves = MoveList::new();
+    a.new_game()?;
+    b.new_game()?;
     loop {
         if let Some(outcome) = record.outcome() {
             let score = match outcome.winner {
@@ -40,23 +58,22 @@ pub fn play_game<G: Searchable, C: Clock>(
                 Winner::Player(_) => GameScore::Loss,
                 Winner::Draw => GameScore::Draw,
             };
-            return (score, record.moves().len());
+            return Ok((score, record.moves().len()));
         }
         let mv = if record.moves().len() < random_opening {
             moves.clear();
             record.legal_moves(&mut moves);
             moves[rng.random_range(0..moves.len())]
         } else {
-            let agent = if record.position().turn() == a_seat {
-                a
+            if record.position().turn() == a_seat {
+                a.choose(&record, &clock(), &mut rng)?
             } else {
-                b
-            };
-            agent
-                .choose(&record, &clock(), &mut rng)
-                .expect("a game that is not over has a move")
+                b.choose(&record, &clock(), &mut rng)?
+            }
         };
-        record.play(mv).expect("players choose legal moves");
+        record
+            .play(mv)
+            .map_err(|e| format!("a player chose an illegal move: {e}"))?;
     }
 }
 

@@ -8,8 +8,10 @@ use rand::Rng;
 use rand::rngs::SmallRng;
 
 use super::eval::Searchable;
+use super::levels::Level;
 use super::limits::{Caps, Clock, Limit};
-use super::search::{Params, search};
+use super::search::{Engine, Params};
+use super::tournament::Contender;
 use crate::rules::MoveList;
 use crate::rules::record::Record;
 
@@ -23,10 +25,12 @@ pub enum Agent {
     Greedy,
     /// UCT with random playouts, thinking this long per move.
     Uct { movetime_ms: u64 },
+    /// A computer opponent of the service, at this level.
+    Level(Level),
 }
 
 impl Agent {
-    /// `engine:<ms>`, `random`, `greedy` or `uct:<ms>`.
+    /// `engine:<ms>`, `level:<1-8>`, `random`, `greedy` or `uct:<ms>`.
     pub fn parse(s: &str) -> Result<Agent, String> {
         let (name, arg) = s.split_once(':').unwrap_or((s, ""));
         let ms = || {
@@ -38,10 +42,16 @@ impl Agent {
         match name {
             "engine" => Ok(Agent::Engine { movetime_ms: ms()? }),
             "uct" => Ok(Agent::Uct { movetime_ms: ms()? }),
+            "level" => arg
+                .parse::<u8>()
+                .ok()
+                .and_then(Level::get)
+                .map(Agent::Level)
+                .ok_or_else(|| "level needs a level from 1 to 8, like level:3".to_string()),
             "random" if arg.is_empty() => Ok(Agent::Random),
             "greedy" if arg.is_empty() => Ok(Agent::Greedy),
             _ => Err(format!(
-                "unknown player {s:?} (expected engine:<ms>, uct:<ms>, greedy or random)"
+                "unknown player {s:?} (expected engine:<ms>, level:<n>, uct:<ms>, greedy or random)"
             )),
         }
     }
@@ -52,6 +62,7 @@ impl Agent {
             Agent::Random => "random".into(),
             Agent::Greedy => "greedy".into(),
             Agent::Uct { movetime_ms } => format!("uct:{movetime_ms}"),
+            Agent::Level(level) => format!("level:{}", level.level),
         }
     }
 
@@ -73,11 +84,57 @@ impl Agent {
             Agent::Uct { movetime_ms } => {
                 Some(uct::choose(record, &moves, movetime_ms, clock, rng))
             }
-            Agent::Engine { movetime_ms } => search(
+            Agent::Level(level) => crate::engine::any::level_choice(record, level, rng, clock),
+            Agent::Engine { movetime_ms } => {
+                EnginePlayer::new(movetime_ms).think(record, &moves, clock)
+            }
+        }
+    }
+}
+
+impl<G: Searchable> Contender<G> for Agent {
+    fn choose(
+        &mut self,
+        record: &Record<G>,
+        clock: &dyn Clock,
+        rng: &mut SmallRng,
+    ) -> Result<G::Move, String> {
+        Agent::choose(self, record, clock, rng).ok_or_else(|| "no legal move".to_string())
+    }
+}
+
+/// The engine as a match player: one [`Engine`] for the whole game, so its table carries over
+/// from move to move, as a computer seat's does.
+pub struct EnginePlayer<G: Searchable> {
+    engine: Engine<G>,
+    movetime_ms: u64,
+}
+
+impl<G: Searchable> EnginePlayer<G> {
+    pub fn new(movetime_ms: u64) -> EnginePlayer<G> {
+        EnginePlayer {
+            engine: Engine::new(20),
+            movetime_ms,
+        }
+    }
+
+    /// The engine's move among `moves` (the legal moves of `record`, not empty); a lone legal
+    /// move is played at once.
+    fn think(
+        &mut self,
+        record: &Record<G>,
+        moves: &[G::Move],
+        clock: &dyn Clock,
+    ) -> Option<G::Move> {
+        if moves.len() == 1 {
+            return Some(moves[0]);
+        }
+        self.engine
+            .search(
                 record.position(),
                 record.history(),
                 &Params {
-                    limit: Limit::MovetimeMs(movetime_ms),
+                    limit: Limit::MovetimeMs(self.movetime_ms),
                     caps: Caps::NONE,
                     multipv: 1,
                     clock,
@@ -86,7 +143,25 @@ impl Agent {
                     contempt: 20,
                 },
             )
-            .best(),
-        }
+            .best()
+    }
+}
+
+impl<G: Searchable> Contender<G> for EnginePlayer<G> {
+    fn new_game(&mut self) -> Result<(), String> {
+        self.engine.new_game();
+        Ok(())
+    }
+
+    fn choose(
+        &mut self,
+        record: &Record<G>,
+        clock: &dyn Clock,
+        _rng: &mut SmallRng,
+    ) -> Result<G::Move, String> {
+        let mut moves = MoveList::new();
+        record.legal_moves(&mut moves);
+        self.think(record, &moves, clock)
+            .ok_or_else(|| "no legal move".to_string())
     }
 }

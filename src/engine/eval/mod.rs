@@ -9,6 +9,10 @@ mod pyrga;
 use crate::rules::Game;
 
 pub trait Searchable: Game {
+    /// Whether the search may prune and reduce in this game (reverse futility, late-move and
+    /// internal iterative reductions): on only where matches showed a gain.
+    const SELECTIVE: bool = false;
+
     /// The number of history slots; every [`Searchable::move_slot`] is below it.
     const MOVE_SLOTS: usize;
 
@@ -17,9 +21,22 @@ pub trait Searchable: Game {
     /// A heuristic value of a position that is not over, from the side to move's view.
     fn evaluate(&self) -> i32;
 
-    /// Whether the side to move can win with its next move (a cheap check the search uses at
-    /// its horizon, so that a one-move win is never missed).
-    fn wins_now(&self) -> bool {
+    /// A move that wins on the spot for the side to move, found cheaply (the search asks at
+    /// every node and plays it at once). `None` when there is none, or when the game has no cheap
+    /// test; it must never name a move that does not win.
+    fn winning_move(&self) -> Option<Self::Move> {
+        None
+    }
+
+    /// Whether the side *not* to move could win on the spot if it were its turn: the side to
+    /// move must stop that threat. Exact when `true`; games without a cheap test say `false`.
+    fn threatened(&self) -> bool {
         false
+    }
+
+    /// How promising a move looks before it is searched, in classes: 2 makes a threat, 1
+    /// improves (climbs, for instance), 0 the rest. Within a class the history decides.
+    fn move_class(&self, _mv: &Self::Move) -> u8 {
+        0
     }
 }

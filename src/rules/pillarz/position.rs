@@ -80,13 +80,49 @@ impl Position {
         })
     }
 
+    /// A winning step of `player`'s (a pawn on level 2 onto a free level-3 square), whether or
+    /// not it is `player`'s turn. Pure bit arithmetic: the search asks this at every node.
+    #[inline]
+    pub fn winning_step(&self, player: Player) -> Option<Move> {
+        if self.pawns[player.other().index()] == 0 || self.pawns[player.index()] == 0 {
+            return None;
+        }
+        let on_two = self.pawns[player.index()] & self.levels[1] & !self.levels[2];
+        let tops = self.levels[2] & !self.levels[3] & !self.occupied();
+        for from in ones(u64::from(on_two)) {
+            let to = NEIGHBOURS[from as usize] & tops;
+            if to != 0 {
+                return Some(Move::Step {
+                    from: Square::from_index_unchecked(from),
+                    to: Square::from_index_unchecked(to.trailing_zeros() as u8),
+                    build: None,
+                });
+            }
+        }
+        None
+    }
+
     /// Whether the side to move can step onto level 3 right now (and so wins).
     pub fn can_win_now(&self) -> bool {
-        !self.placing()
-            && self.on_top().is_none()
-            && self
-                .pawn_features(self.side)
-                .any(|(_, _, to_top)| to_top > 0)
+        !self.goal_reached() && self.winning_step(self.side).is_some()
+    }
+
+    /// Whether a pawn stands on level 3: the game is won.
+    #[inline]
+    pub fn goal_reached(&self) -> bool {
+        self.on_top().is_some()
+    }
+
+    /// The levels as bit sets: `[k]` holds the squares whose level is greater than `k`.
+    #[inline]
+    pub fn level_sets(&self) -> [u32; 4] {
+        self.levels
+    }
+
+    /// The squares the pawn on `from` could step to (whoever's turn it is).
+    #[inline]
+    pub fn steps_from(&self, from: Square) -> u32 {
+        self.destinations(from.index())
     }
 
     #[inline]

@@ -48,6 +48,11 @@ impl Square {
         self.0 / 5
     }
 
+    /// The squares of a bit set, in index order.
+    pub fn all_in(set: u32) -> impl Iterator<Item = Square> {
+        crate::rules::bits::ones(u64::from(set)).map(Square::from_index_unchecked)
+    }
+
     /// Parses `a1`…`e5` (lower-case; callers lower-case lenient input first).
     pub fn parse(s: &str) -> Option<Square> {
         match s.as_bytes() {

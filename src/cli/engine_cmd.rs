@@ -1,0 +1,207 @@
+//! `pillarz engine`: the engine behind a line protocol on stdin/stdout (see
+//! [`super::engine_protocol`]), so that GUIs, scripts and other `pillarz` binaries can drive it.
+//!
+//! Commands are read on one thread; a search runs on another, so `stop`, `isready` and `quit`
+//! are answered while it thinks. Any other command waits for a bounded search to answer first
+//! (so a script can pipe a whole session in), and stops a `go infinite`.
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+
+use crate::engine::any::{Analysis, AnyEngine};
+use crate::engine::{Caps, Limit, Params};
+use crate::rules::{AnyRecord, GameKind, RulesError, Variants};
+use crate::wall_clock::WallClock;
+
+use super::CliError;
+use super::engine_protocol::{Command, format_score};
+
+/// Run the engine protocol on stdin/stdout (documented in the README).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Transposition table size, as a power of two of entries.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(10..=26))]
+    hash_bits: u32,
+}
+
+/// Writes one line and flushes it (a driver waits for whole lines).
+fn say(line: &str) {
+    let mut out = std::io::stdout().lock();
+    // A closed stdout means the driver has gone; the read loop ends on its own then.
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+fn bestmove_line(a: &Analysis) -> String {
+    format!(
+        "bestmove {} score {} depth {} nodes {} time {} pv {}",
+        a.best_move.as_deref().unwrap_or("none"),
+        format_score(a.score),
+        a.depth,
+        a.nodes,
+        a.time_ms,
+        a.pv.join(" ")
+    )
+}
+
+/// What the engine knows between commands.
+struct Session {
+    kind: GameKind,
+    variants: Variants,
+    record: AnyRecord,
+    /// The engine of this game, kept between searches; lent to the search thread meanwhile.
+    engine: Arc<std::sync::Mutex<AnyEngine>>,
+    hash_bits: u32,
+    /// The running search, its stop flag, and whether it runs until stopped (`go infinite`).
+    search: Option<(JoinHandle<()>, Arc<AtomicBool>, bool)>,
+}
+
+impl Session {
+    fn new(hash_bits: u32) -> Session {
+        let kind = GameKind::Pillarz;
+        Session {
+            kind,
+            variants: Variants::NONE,
+            record: AnyRecord::new(kind, Variants::NONE, None).expect("the start position"),
+            engine: Arc::new(std::sync::Mutex::new(AnyEngine::new(kind, hash_bits))),
+            hash_bits,
+            search: None,
+        }
+    }
+
+    /// Stops a running search (its bestmove is still printed) and waits for it.
+    fn finish_search(&mut self) {
+        if let Some((handle, stop, _)) = self.search.take() {
+            stop.store(true, Ordering::Relaxed);
+            let _ = handle.join();
+        }
+    }
+
+    /// Waits for a bounded search to end by itself (an unbounded one is stopped).
+    fn await_search(&mut self) {
+        match self.search.take() {
+            Some((handle, _, false)) => {
+                let _ = handle.join();
+            }
+            Some(running) => {
+                self.search = Some(running);
+                self.finish_search();
+            }
+            None => {}
+        }
+    }
+
+    fn set_position(&mut self, start: Option<&str>, moves: &[String]) -> Result<(), RulesError> {
+        let mut record = AnyRecord::new(self.kind, self.variants, start)?;
+        for mv in moves {
+            record.play(mv)?;
+        }
+        self.record = record;
+        Ok(())
+    }
+
+    fn go(&mut self, limit: Option<Limit>, multipv: usize) {
+        self.await_search();
+        let record = self.record.clone();
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let tt_bits = self.hash_bits;
+        let engine = Arc::clone(&self.engine);
+        let handle = std::thread::spawn(move || {
+            let clock = WallClock::start();
+            let mut engine = engine.lock().unwrap_or_else(|e| e.into_inner());
+            let analysis = engine.analyse(
+                &record,
+                &Params {
+                    limit: limit.unwrap_or(Limit::Depth(crate::engine::limits::MAX_PLY)),
+                    caps: Caps::NONE,
+                    multipv,
+                    clock: &clock,
+                    stop: Some(&flag),
+                    tt_bits,
+                    contempt: 20,
+                },
+            );
+            let Some(analysis) = analysis else {
+                say("error the engine and the position are of different games");
+                return;
+            };
+            for (i, line) in analysis.lines.iter().enumerate() {
+                say(&format!(
+                    "info multipv {} depth {} score {} nodes {} time {} pv {}",
+                    i + 1,
+                    analysis.depth,
+                    format_score(line.score),
+                    analysis.nodes,
+                    analysis.time_ms,
+                    line.pv.join(" ")
+                ));
+            }
+            say(&bestmove_line(&analysis));
+        });
+        self.search = Some((handle, stop, limit.is_none()));
+    }
+
+    /// Handles one line; `false` once the driver said `quit`.
+    fn handle(&mut self, line: &str) -> bool {
+        let command = match line.parse::<Command>() {
+            Ok(c) => c,
+            Err(super::engine_protocol::CommandError::Empty) => return true,
+            Err(e) => {
+                say(&format!("error {e}"));
+                return true;
+            }
+        };
+        match command {
+            Command::NewGame { game, variants } => {
+                self.await_search();
+                let parsed = game
+                    .parse::<GameKind>()
+                    .map_err(RulesError::from)
+                    .and_then(|kind| Ok((kind, kind.variants(&variants)?)));
+                match parsed {
+                    Ok((kind, variants)) => {
+                        self.kind = kind;
+                        self.variants = variants;
+                        self.engine =
+                            Arc::new(std::sync::Mutex::new(AnyEngine::new(kind, self.hash_bits)));
+                        if let Err(e) = self.set_position(None, &[]) {
+                            say(&format!("error {e}"));
+                        }
+                    }
+                    Err(e) => say(&format!("error {e}")),
+                }
+            }
+            Command::Position { start, moves } => {
+                self.await_search();
+                if let Err(e) = self.set_position(start.as_deref(), &moves) {
+                    say(&format!("error {e}"));
+                }
+            }
+            Command::Go { limit, multipv } => self.go(limit, multipv),
+            Command::Stop => self.finish_search(),
+            Command::IsReady => say("readyok"),
+            Command::Quit => {
+                self.finish_search();
+                return false;
+            }
+        }
+        true
+    }
+}
+
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let mut session = Session::new(args.hash_bits);
+    for line in std::io::stdin().lock().lines() {
+        let line = line.map_err(anyhow::Error::from)?;
+        if !session.handle(line.trim()) {
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
+    // End of input (`echo "go depth 8" | pillarz engine`): a bounded search finishes and answers.
+    session.await_search();
+    Ok(ExitCode::SUCCESS)
+}

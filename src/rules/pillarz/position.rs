@@ -141,6 +141,15 @@ impl Position {
         NEIGHBOURS[from] & !self.occupied() & !self.levels[(l as usize + 1).min(3)]
     }
 
+    /// Whether the side to move has no legal move, without counting them: a pawn that can
+    /// step can always build on the square it left, and a placement always has room.
+    #[inline]
+    fn trapped(&self) -> bool {
+        !self.placing()
+            && ones(u64::from(self.pawns[self.side.index()]))
+                .all(|from| self.destinations(from as usize) == 0)
+    }
+
     #[inline]
     fn placing(&self) -> bool {
         self.pawns[self.side.index()] == 0
@@ -356,7 +365,7 @@ impl Game for Position {
         if let Some(winner) = self.on_top() {
             return Some(Outcome::win(winner, Termination::Goal));
         }
-        if self.count_legal() == 0 {
+        if self.trapped() {
             return Some(Outcome::win(self.side.other(), Termination::Trap));
         }
         None

@@ -229,3 +229,37 @@ fn a_kept_engine_reuses_its_table() {
     let fresh = engine.search(&pos, &[], &params(Limit::Depth(4)));
     assert_eq!(fresh.nodes, first.nodes);
 }
+
+/// Every level plays a win in one when it has one (the margin never picks a lesser move over a
+/// proven win), in every game.
+#[test]
+fn no_level_misses_a_win_in_one() {
+    use pillarz::engine::any::level_choice;
+    use pillarz::engine::levels::Level;
+    use pillarz::rules::record::Record;
+    use rand::SeedableRng;
+    use rand::rngs::SmallRng;
+    fn check<G: Searchable>(position: &str) {
+        let pos = G::parse_position(position, Variants::NONE).unwrap();
+        for n in 1..=8 {
+            for seed in 0..5 {
+                let record = Record::new(pos.clone());
+                let mut rng = SmallRng::seed_from_u64(seed);
+                let mv =
+                    level_choice(&record, Level::get(n).unwrap(), &mut rng, &FrozenClock).unwrap();
+                let mut after = pos.clone();
+                after.play_unchecked(&mv);
+                assert!(
+                    matches!(after.outcome(), Some(o) if o.winner == pillarz::rules::Winner::Player(pos.turn())),
+                    "level {n} played {mv} in {position}"
+                );
+            }
+        }
+    }
+    check::<pz::Position>("2o0x310/23431/21x430o/10320/03122 2");
+    check::<pilastri::Position>(
+        "-,-,-,x,-,-/-,o,-,oooxoxxoox,x,-/oxoxo,-,o,-,oxoxoxx,xo/-,-,-,-,x,-/oxo,-,-,x,-,-/-,-,-,-,xox,- 2",
+    );
+    check::<pyrga::Position>("sT>C,St<,t<,-/s,tv,tvC,-/C,Sc,T^c,sC/sT>c,ST>,ST<c,st<C 1 Cc2");
+    check::<alcazar::Position>("b1,b5,b7,d5,d9,e6,f1,f9 b8 h6 2 b1");
+}

@@ -71,8 +71,8 @@ pub fn analyse(record: &AnyRecord, params: &Params<'_>) -> Analysis {
     }
 }
 
-/// The move a computer opponent of `level` plays in `record`; `rng` drives the randomness of
-/// the low levels.
+/// The move a computer opponent of `level` plays in `record`; `rng` picks among the moves
+/// within the level's margin of the best.
 pub fn level_choice<G: Searchable>(
     record: &Record<G>,
     level: Level,
@@ -81,11 +81,8 @@ pub fn level_choice<G: Searchable>(
 ) -> Option<G::Move> {
     let mut moves = MoveList::new();
     record.legal_moves(&mut moves);
-    if moves.is_empty() {
-        return None;
-    }
-    if rng.random_range(0..100) < level.random_percent {
-        return Some(moves[rng.random_range(0..moves.len())]);
+    if moves.len() <= 1 {
+        return moves.first().copied();
     }
     let report = search(
         record.position(),
@@ -93,14 +90,25 @@ pub fn level_choice<G: Searchable>(
         &Params {
             limit: level.limit(),
             caps: level.caps(),
-            multipv: 1,
+            multipv: if level.margin > 0 { 8 } else { 1 },
             clock,
             stop: None,
             tt_bits: 18,
             contempt: 20,
         },
     );
-    report.best()
+    let best = report.lines.first()?;
+    if level.margin == 0 || matches!(best.score, Score::WinIn(_)) {
+        return Some(best.mv);
+    }
+    let floor = best.score.ordinal() - i64::from(level.margin);
+    let near: Vec<G::Move> = report
+        .lines
+        .iter()
+        .filter(|l| l.score.ordinal() >= floor)
+        .map(|l| l.mv)
+        .collect();
+    Some(near[rng.random_range(0..near.len())])
 }
 
 /// An [`Engine`] for a game chosen at run time: one that keeps its table between the searches

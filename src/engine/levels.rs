@@ -1,5 +1,6 @@
-//! Computer-opponent levels 1–8: a think time, a depth cap, and at the low levels a chance of
-//! playing a random legal move instead of the engine's choice.
+//! Computer-opponent levels 1–8: a think time, a depth cap, and at the low levels a margin: the
+//! level plays any of the engine's best moves that scores within the margin of the best (a
+//! plausible move, never a random blunder), and always plays a proven win.
 
 use super::limits::{Caps, Limit};
 
@@ -8,8 +9,8 @@ pub struct Level {
     pub level: u8,
     pub movetime_ms: u64,
     pub max_depth: u32,
-    /// Percent chance of a random legal move instead of the engine's.
-    pub random_percent: u32,
+    /// How far below the best move's score a move may be and still be chosen (0: the best).
+    pub margin: i32,
 }
 
 /// `LEVELS[n - 1]` is level `n`.
@@ -18,49 +19,49 @@ pub const LEVELS: [Level; 8] = [
         level: 1,
         movetime_ms: 20,
         max_depth: 1,
-        random_percent: 40,
+        margin: 250,
     },
     Level {
         level: 2,
         movetime_ms: 40,
         max_depth: 2,
-        random_percent: 25,
+        margin: 150,
     },
     Level {
         level: 3,
         movetime_ms: 60,
         max_depth: 3,
-        random_percent: 10,
+        margin: 80,
     },
     Level {
         level: 4,
         movetime_ms: 100,
         max_depth: 4,
-        random_percent: 5,
+        margin: 40,
     },
     Level {
         level: 5,
         movetime_ms: 200,
         max_depth: 6,
-        random_percent: 0,
+        margin: 0,
     },
     Level {
         level: 6,
         movetime_ms: 400,
         max_depth: 10,
-        random_percent: 0,
+        margin: 0,
     },
     Level {
         level: 7,
         movetime_ms: 800,
         max_depth: 20,
-        random_percent: 0,
+        margin: 0,
     },
     Level {
         level: 8,
         movetime_ms: 1500,
         max_depth: 64,
-        random_percent: 0,
+        margin: 0,
     },
 ];
 

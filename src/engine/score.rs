@@ -33,6 +33,16 @@ impl Score {
         }
     }
 
+    /// A number that orders scores from worst to best for the side to move (proven losses
+    /// first, then values, then proven wins, the quickest last).
+    pub fn ordinal(self) -> i64 {
+        match self {
+            Score::Value(v) => i64::from(v),
+            Score::WinIn(n) => i64::from(WIN) - i64::from(n),
+            Score::LossIn(n) => -i64::from(WIN) + i64::from(n),
+        }
+    }
+
     pub fn is_proven(self) -> bool {
         !matches!(self, Score::Value(_))
     }

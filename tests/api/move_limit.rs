@@ -57,25 +57,33 @@ async fn a_game_that_reaches_the_ply_cap_ends_as_a_draw_memory() {
     a_game_at_the_cap_is_drawn(&app).await;
 }
 
-/// Both seats engines: the service itself stops at the cap.
+/// Both seats engines: the service itself stops at the cap. (Pyrga cannot end by its rules
+/// within 6 plies: three towers take at least nine pieces.)
 #[tokio::test]
 async fn engine_against_engine_stops_at_the_ply_cap() {
+    const CAP: u64 = 6;
     let mut settings = pillarz::service::configuration::Settings::for_tests();
-    settings.max_plies = 4;
+    settings.max_plies = CAP;
     let app = TestApp::spawn_with(settings).await;
     let created = app
-        .create(json!({"game": "alcazar", "seats": {"p1": {"engine": {"level": 1}}, "p2": {"engine": {"level": 1}}}}))
+        .create(json!({"game": "pyrga", "seats": {"p1": {"engine": {"level": 1}}, "p2": {"engine": {"level": 1}}}}))
         .await;
     let id = &created.game.id;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     loop {
         let view = app.view(id).await;
+        assert!(
+            view.ply <= CAP,
+            "the engines played past the cap: {}",
+            view.ply
+        );
         if view.status == Status::Finished {
-            assert_eq!(view.ply, 4);
+            assert_eq!(view.ply, CAP);
             assert_eq!(
                 serde_json::to_value(view.termination).unwrap(),
                 "move_limit"
             );
+            assert_eq!(serde_json::to_value(view.result).unwrap(), "draw");
             break;
         }
         assert!(
@@ -85,4 +93,7 @@ async fn engine_against_engine_stops_at_the_ply_cap() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
+    // Nothing moves after the end.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(app.view(id).await.ply, CAP);
 }

@@ -13,6 +13,10 @@ pub struct ServeArgs {
     /// several comma-separated URLs are the nodes of a Redis Cluster.
     #[arg(long = "redis", env = "PILLARZ_REDIS_URL", value_name = "URL")]
     pub redis_url: Option<String>,
+    /// A PEM file of the certificate authority to trust for `rediss://` (TLS) URLs, instead of
+    /// the system's trust store.
+    #[arg(long, env = "PILLARZ_REDIS_CA_FILE", value_name = "PEM")]
+    pub redis_ca_file: Option<std::path::PathBuf>,
     /// Prefix of every Redis key (a namespace, so several deployments can share one Redis).
     #[arg(long, env = "PILLARZ_REDIS_PREFIX", default_value = "pillarz")]
     pub redis_prefix: String,
@@ -101,6 +105,8 @@ pub struct Settings {
     pub listen: SocketAddr,
     pub store: StoreSettings,
     pub finished_ttl: Duration,
+    /// The CA (PEM) trusted for `rediss://` URLs; the system's trust store when unset.
+    pub redis_ca_file: Option<std::path::PathBuf>,
     /// How long an unfinished game is kept after its last change.
     pub idle_ttl: Duration,
     /// The service's ply cap.
@@ -149,6 +155,16 @@ impl Settings {
                 }
             }
         };
+        if let Some(path) = &args.redis_ca_file {
+            let pem = std::fs::read_to_string(path)
+                .map_err(|e| format!("--redis-ca-file {}: {e}", path.display()))?;
+            if !pem.contains("-----BEGIN CERTIFICATE-----") {
+                return Err(format!(
+                    "--redis-ca-file {}: no PEM certificate in it",
+                    path.display()
+                ));
+            }
+        }
         if args.finished_ttl_secs == 0 {
             return Err("--finished-ttl-secs must be at least 1".into());
         }
@@ -177,6 +193,7 @@ impl Settings {
             listen,
             store,
             finished_ttl: Duration::from_secs(args.finished_ttl_secs),
+            redis_ca_file: args.redis_ca_file,
             idle_ttl: Duration::from_secs(args.idle_ttl_secs),
             max_plies: args.max_plies,
             memory_max_games: args.memory_max_games,
@@ -208,6 +225,7 @@ impl Settings {
             listen: "127.0.0.1:0".parse().expect("valid"),
             store: StoreSettings::Memory,
             finished_ttl: Duration::from_secs(3600),
+            redis_ca_file: None,
             idle_ttl: Duration::from_secs(24 * 3600),
             max_plies: 2000,
             memory_max_games: 10_000,

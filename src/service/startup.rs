@@ -29,7 +29,14 @@ impl Application {
                 Store::Memory(Box::new(store))
             }
             StoreSettings::Redis { url, prefix } => {
-                let store = RedisStore::new(url, prefix)?;
+                let ca =
+                    match &settings.redis_ca_file {
+                        Some(path) => Some(std::fs::read(path).map_err(|e| {
+                            anyhow::anyhow!("--redis-ca-file {}: {e}", path.display())
+                        })?),
+                        None => None,
+                    };
+                let store = RedisStore::new(url, prefix, ca.as_deref())?;
                 store.spawn_listener();
                 Store::Redis(Box::new(store))
             }

@@ -20,3 +20,4 @@ mod move_limit;
 mod redis_faults;
 mod secrets;
 mod storage;
+mod tls;

@@ -50,7 +50,7 @@ return 1
 
 /// A single Redis or a Redis Cluster.
 enum Backend {
-    Single(redis::Client),
+    Single(Box<redis::Client>),
     Cluster(Box<redis::cluster::ClusterClient>),
 }
 
@@ -113,27 +113,43 @@ fn millis(d: Duration) -> u64 {
 
 impl RedisStore {
     /// A store for `url` whose keys all start with `prefix` (a namespace: tests use their own).
-    /// Several comma-separated URLs mean the nodes of a Redis Cluster.
-    pub fn new(url: &str, prefix: &str) -> Result<RedisStore, redis::RedisError> {
+    /// Several comma-separated URLs mean the nodes of a Redis Cluster. `rediss://` URLs use
+    /// TLS (rustls), trusting `ca` (PEM) if given, else the system's trust store.
+    pub fn new(
+        url: &str,
+        prefix: &str,
+        ca: Option<&[u8]>,
+    ) -> Result<RedisStore, redis::RedisError> {
+        let certificates = ca.map(|pem| redis::TlsCertificates {
+            client_tls: None,
+            root_cert: Some(pem.to_vec()),
+        });
+        let open = |node: &str| match &certificates {
+            Some(certs) if node.starts_with("rediss://") => {
+                redis::Client::build_with_tls(node, certs.clone())
+            }
+            _ => redis::Client::open(node),
+        };
         let nodes: Vec<&str> = url
             .split(',')
             .map(str::trim)
             .filter(|u| !u.is_empty())
             .collect();
         let backend = if nodes.len() > 1 {
-            Backend::Cluster(Box::new(
-                redis::cluster::ClusterClient::builder(nodes.clone())
-                    .connection_timeout(Duration::from_millis(1000))
-                    .response_timeout(Duration::from_millis(2000))
-                    .retries(2)
-                    .build()?,
-            ))
+            let mut builder = redis::cluster::ClusterClient::builder(nodes.clone())
+                .connection_timeout(Duration::from_millis(1000))
+                .response_timeout(Duration::from_millis(2000))
+                .retries(2);
+            if let Some(certs) = &certificates {
+                builder = builder.certs(certs.clone());
+            }
+            Backend::Cluster(Box::new(builder.build()?))
         } else {
-            Backend::Single(redis::Client::open(url)?)
+            Backend::Single(Box::new(open(url)?))
         };
         Ok(RedisStore {
             backend,
-            pubsub: redis::Client::open(nodes.first().copied().unwrap_or(url))?,
+            pubsub: open(nodes.first().copied().unwrap_or(url))?,
             connection: OnceCell::new(),
             create: redis::Script::new(CREATE),
             prefix: prefix.to_string(),

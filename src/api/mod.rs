@@ -51,6 +51,9 @@ pub enum TerminationKind {
     Timeout,
     /// A player resigned.
     Resign,
+    /// The service's ply cap (`--max-plies`) was reached: a draw. A policy of the service,
+    /// not a rule of any game.
+    MoveLimit,
 }
 
 /// A Fischer time control: every player starts with `initial_ms` and gains `increment_ms`

@@ -18,7 +18,10 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
     runtime.block_on(async move {
         let store = match &settings.store {
             StoreSettings::Memory => "the embedded in-memory store".to_string(),
-            StoreSettings::Redis { url, prefix } => format!("Redis at {url} (keys {prefix}:*)"),
+            StoreSettings::Redis { url, prefix } => format!(
+                "Redis at {} (keys {prefix}:*)",
+                crate::service::redact::redact_url(url)
+            ),
         };
         let app = Application::build(settings.clone())?;
         let base = format!("http://{}:{}", settings.listen.ip(), app.port());

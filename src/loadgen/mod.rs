@@ -96,6 +96,9 @@ async fn player(shared: Arc<Shared>, seed: u64) {
         };
         let mut turn = created.game.turn;
         let mut ply = 0u64;
+        // The move sent for `ply` whose answer was not seen: a retry must send the same request
+        // with the same key (a different move under that key is refused with 422).
+        let mut pending: Option<String> = None;
         loop {
             if shared.stop.load(Ordering::Relaxed) {
                 break;
@@ -118,7 +121,11 @@ async fn player(shared: Arc<Shared>, seed: u64) {
             if moves.is_empty() {
                 break;
             }
-            let mv = moves[rng.random_range(0..moves.len())].clone();
+            let mv = match &pending {
+                Some(mv) => mv.clone(),
+                None => moves[rng.random_range(0..moves.len())].clone(),
+            };
+            pending = Some(mv.clone());
             let base = shared.target(&mut rng).to_string();
             let request = shared
                 .http
@@ -136,6 +143,7 @@ async fn player(shared: Arc<Shared>, seed: u64) {
                     if view.ply == ply + 1 {
                         played.accepted.push(view.moves[ply as usize].clone());
                         ply += 1;
+                        pending = None;
                         turn = view.turn;
                         if view.status == Status::Finished {
                             break;
@@ -144,7 +152,11 @@ async fn player(shared: Arc<Shared>, seed: u64) {
                 }
                 // Not reached, or a 503: try the same ply again (the key makes it safe).
                 None | Some((503, _)) => tokio::time::sleep(Duration::from_millis(50)).await,
-                Some(_) => {
+                Some((status, _)) => {
+                    if status == 422 {
+                        // Refused as such: this move will never be played.
+                        pending = None;
+                    }
                     // Someone's state moved on (a timeout, a lost race): re-read.
                     let base = shared.target(&mut rng).to_string();
                     if let Some((200, view)) = shared

@@ -13,12 +13,34 @@ pub struct ServeArgs {
     /// several comma-separated URLs are the nodes of a Redis Cluster.
     #[arg(long = "redis", env = "PILLARZ_REDIS_URL", value_name = "URL")]
     pub redis_url: Option<String>,
+    /// A PEM file of the certificate authority to trust for `rediss://` (TLS) URLs, instead of
+    /// the system's trust store.
+    #[arg(long, env = "PILLARZ_REDIS_CA_FILE", value_name = "PEM")]
+    pub redis_ca_file: Option<std::path::PathBuf>,
     /// Prefix of every Redis key (a namespace, so several deployments can share one Redis).
     #[arg(long, env = "PILLARZ_REDIS_PREFIX", default_value = "pillarz")]
     pub redis_prefix: String,
     /// Seconds a finished game is kept before it expires.
     #[arg(long, env = "PILLARZ_FINISHED_TTL_SECS", default_value_t = 7 * 24 * 3600)]
     pub finished_ttl_secs: u64,
+    /// Seconds an unfinished game is kept after its last change (every change starts the
+    /// period again).
+    #[arg(long, env = "PILLARZ_IDLE_TTL_SECS", default_value_t = 7 * 24 * 3600)]
+    pub idle_ttl_secs: u64,
+    /// Plies after which the service ends a game as a draw (termination `move_limit`).
+    #[arg(long, env = "PILLARZ_MAX_PLIES", default_value_t = 2000)]
+    pub max_plies: u64,
+    /// Most games the embedded store keeps; when full, new games get 503 store_full (ignored
+    /// with --redis).
+    #[arg(long, env = "PILLARZ_MEMORY_MAX_GAMES", default_value_t = 100_000)]
+    pub memory_max_games: usize,
+    /// Event streams (`/events`) this replica serves at once; beyond that, 503 busy.
+    #[arg(long, env = "PILLARZ_MAX_EVENT_STREAMS", default_value_t = 1000)]
+    pub max_event_streams: usize,
+    /// Seconds a client has to send a request's head, and again its body; slower requests
+    /// are cut off (408 for a body).
+    #[arg(long, env = "PILLARZ_REQUEST_TIMEOUT_SECS", default_value_t = 10)]
+    pub request_timeout_secs: u64,
     /// Largest accepted request body, in bytes.
     #[arg(long, env = "PILLARZ_BODY_LIMIT", default_value_t = 16 * 1024)]
     pub body_limit: usize,
@@ -57,10 +79,24 @@ pub struct AnalysisSettings {
 }
 
 /// Where games are kept.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub enum StoreSettings {
     Memory,
     Redis { url: String, prefix: String },
+}
+
+/// Shows the Redis URL without its password.
+impl std::fmt::Debug for StoreSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreSettings::Memory => f.write_str("Memory"),
+            StoreSettings::Redis { url, prefix } => f
+                .debug_struct("Redis")
+                .field("url", &crate::service::redact::redact_url(url))
+                .field("prefix", prefix)
+                .finish(),
+        }
+    }
 }
 
 /// Validated settings of the service.
@@ -69,6 +105,18 @@ pub struct Settings {
     pub listen: SocketAddr,
     pub store: StoreSettings,
     pub finished_ttl: Duration,
+    /// The CA (PEM) trusted for `rediss://` URLs; the system's trust store when unset.
+    pub redis_ca_file: Option<std::path::PathBuf>,
+    /// How long an unfinished game is kept after its last change.
+    pub idle_ttl: Duration,
+    /// The service's ply cap.
+    pub max_plies: u64,
+    /// The embedded store's capacity, in games.
+    pub memory_max_games: usize,
+    /// Concurrent event streams per replica.
+    pub max_event_streams: usize,
+    /// Time to receive a request's head, and again its body.
+    pub request_timeout: Duration,
     pub body_limit: usize,
     pub workers: usize,
     pub json_logs: bool,
@@ -89,15 +137,48 @@ impl Settings {
         let store = match args.redis_url {
             None => StoreSettings::Memory,
             Some(url) => {
-                redis::Client::open(url.as_str()).map_err(|e| format!("--redis {url:?}: {e}"))?;
+                let secrets = crate::service::redact::secrets(&url);
+                for node in url.split(',').map(str::trim).filter(|u| !u.is_empty()) {
+                    redis::Client::open(node).map_err(|e| {
+                        crate::service::redact::scrub(
+                            &format!(
+                                "--redis {:?}: {e}",
+                                crate::service::redact::redact_url(node)
+                            ),
+                            &secrets,
+                        )
+                    })?;
+                }
                 StoreSettings::Redis {
                     url,
                     prefix: args.redis_prefix,
                 }
             }
         };
+        if let Some(path) = &args.redis_ca_file {
+            let pem = std::fs::read_to_string(path)
+                .map_err(|e| format!("--redis-ca-file {}: {e}", path.display()))?;
+            if !pem.contains("-----BEGIN CERTIFICATE-----") {
+                return Err(format!(
+                    "--redis-ca-file {}: no PEM certificate in it",
+                    path.display()
+                ));
+            }
+        }
         if args.finished_ttl_secs == 0 {
             return Err("--finished-ttl-secs must be at least 1".into());
+        }
+        if args.idle_ttl_secs == 0 {
+            return Err("--idle-ttl-secs must be at least 1".into());
+        }
+        if args.max_plies == 0 {
+            return Err("--max-plies must be at least 1".into());
+        }
+        if args.memory_max_games == 0 {
+            return Err("--memory-max-games must be at least 1".into());
+        }
+        if args.max_event_streams == 0 || args.request_timeout_secs == 0 {
+            return Err("--max-event-streams and --request-timeout-secs must be at least 1".into());
         }
         if args.body_limit < 256 {
             return Err("--body-limit must be at least 256 bytes".into());
@@ -112,6 +193,12 @@ impl Settings {
             listen,
             store,
             finished_ttl: Duration::from_secs(args.finished_ttl_secs),
+            redis_ca_file: args.redis_ca_file,
+            idle_ttl: Duration::from_secs(args.idle_ttl_secs),
+            max_plies: args.max_plies,
+            memory_max_games: args.memory_max_games,
+            max_event_streams: args.max_event_streams,
+            request_timeout: Duration::from_secs(args.request_timeout_secs),
             body_limit: args.body_limit,
             workers: args.workers,
             json_logs: args.json_logs,
@@ -138,6 +225,12 @@ impl Settings {
             listen: "127.0.0.1:0".parse().expect("valid"),
             store: StoreSettings::Memory,
             finished_ttl: Duration::from_secs(3600),
+            redis_ca_file: None,
+            idle_ttl: Duration::from_secs(24 * 3600),
+            max_plies: 2000,
+            memory_max_games: 10_000,
+            max_event_streams: 1000,
+            request_timeout: Duration::from_secs(10),
             body_limit: 16 * 1024,
             workers: 2,
             json_logs: false,

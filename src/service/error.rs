@@ -16,25 +16,29 @@ pub enum ErrorCode {
     BadRequest,
     BadNotation,
     BadPosition,
+    EventIdAhead,
     Unauthenticated,
     WrongSeat,
     GameNotFound,
     NotFound,
     MethodNotAllowed,
+    RequestTimeout,
     NotYourTurn,
     StaleVersion,
     GameOver,
     PayloadTooLarge,
     UnsupportedMediaType,
     IllegalMove,
+    IdempotencyKeyReused,
     Busy,
     StoreUnavailable,
+    StoreFull,
     Internal,
 }
 
 impl ErrorCode {
     /// The one table from code to name, status and title.
-    const TABLE: [(ErrorCode, &'static str, u16, &'static str); 17] = [
+    const TABLE: [(ErrorCode, &'static str, u16, &'static str); 21] = [
         (ErrorCode::BadRequest, "bad_request", 400, "Bad request"),
         (
             ErrorCode::BadNotation,
@@ -43,6 +47,12 @@ impl ErrorCode {
             "Bad move notation",
         ),
         (ErrorCode::BadPosition, "bad_position", 400, "Bad position"),
+        (
+            ErrorCode::EventIdAhead,
+            "event_id_ahead",
+            400,
+            "Last-Event-ID beyond the game's version",
+        ),
         (
             ErrorCode::Unauthenticated,
             "unauthenticated",
@@ -67,6 +77,12 @@ impl ErrorCode {
             "method_not_allowed",
             405,
             "Method not allowed",
+        ),
+        (
+            ErrorCode::RequestTimeout,
+            "request_timeout",
+            408,
+            "Request timeout",
         ),
         (
             ErrorCode::NotYourTurn,
@@ -94,6 +110,12 @@ impl ErrorCode {
             "Unsupported media type",
         ),
         (ErrorCode::IllegalMove, "illegal_move", 422, "Illegal move"),
+        (
+            ErrorCode::IdempotencyKeyReused,
+            "idempotency_key_reused",
+            422,
+            "Idempotency-Key reused with a different request",
+        ),
         (ErrorCode::Busy, "busy", 503, "Busy"),
         (
             ErrorCode::StoreUnavailable,
@@ -101,6 +123,7 @@ impl ErrorCode {
             503,
             "Store unavailable",
         ),
+        (ErrorCode::StoreFull, "store_full", 503, "Store full"),
         (ErrorCode::Internal, "internal", 500, "Internal error"),
     ];
 
@@ -167,6 +190,10 @@ impl ApiError {
     }
 }
 
+/// `Retry-After` of `store_full`: games expire continually, so a minute later there may be
+/// room.
+pub const STORE_FULL_RETRY_SECS: u32 = 60;
+
 /// The header value of problem responses.
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
@@ -211,6 +238,11 @@ impl From<StoreError> for ApiError {
                     retry_after: Some(1),
                 }
             }
+            StoreError::Full(detail) => ApiError {
+                code: ErrorCode::StoreFull,
+                detail: format!("no room for a new game now: {detail}; try again later"),
+                retry_after: Some(STORE_FULL_RETRY_SECS),
+            },
             StoreError::Corrupt(detail) => {
                 tracing::error!(%detail, "corrupt record in the store");
                 ApiError::new(ErrorCode::Internal, "a stored game could not be read")

@@ -18,6 +18,7 @@ pub struct Metrics {
     pub moves_applied: IntCounter,
     pub cas_conflicts: IntCounter,
     pub store_errors: IntCounter,
+    pub store_games: IntGauge,
     pub analysis_queue: IntGauge,
     pub analysis_seconds: HistogramVec,
 }
@@ -48,6 +49,11 @@ fn build() -> Metrics {
     .expect("valid");
     let store_errors =
         IntCounter::new("store_errors_total", "Requests failed by the store").expect("valid");
+    let store_games = IntGauge::new(
+        "memory_store_games",
+        "Games held by the embedded store (0 with Redis)",
+    )
+    .expect("valid");
     let analysis_queue =
         IntGauge::new("analysis_queue_depth", "Analyses running or waiting").expect("valid");
     let analysis_seconds = HistogramVec::new(
@@ -65,6 +71,7 @@ fn build() -> Metrics {
         Box::new(moves_applied.clone()),
         Box::new(cas_conflicts.clone()),
         Box::new(store_errors.clone()),
+        Box::new(store_games.clone()),
         Box::new(analysis_queue.clone()),
         Box::new(analysis_seconds.clone()),
     ] {
@@ -77,6 +84,7 @@ fn build() -> Metrics {
         moves_applied,
         cas_conflicts,
         store_errors,
+        store_games,
         analysis_queue,
         analysis_seconds,
     }

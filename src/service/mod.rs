@@ -6,12 +6,14 @@
 //! table of error codes).
 
 pub mod analysis_pool;
+pub mod body_timeout;
 pub mod computer;
 pub mod configuration;
 pub mod domain;
 pub mod error;
 pub mod games;
 pub mod metrics;
+pub mod redact;
 pub mod request_id;
 pub mod routes;
 pub mod startup;

@@ -21,6 +21,24 @@ pub fn current() -> Option<String> {
     REQUEST_ID.try_with(Clone::clone).ok()
 }
 
+/// The method as a metric label: the standard ones by name, anything else `other` (a client
+/// can send any token as a method; the label space must stay bounded).
+fn method_label(method: &actix_web::http::Method) -> &'static str {
+    use actix_web::http::Method;
+    match *method {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::DELETE => "DELETE",
+        Method::PATCH => "PATCH",
+        Method::HEAD => "HEAD",
+        Method::OPTIONS => "OPTIONS",
+        Method::CONNECT => "CONNECT",
+        Method::TRACE => "TRACE",
+        _ => "other",
+    }
+}
+
 /// Middleware: assigns the id, logs the request, sets the header.
 pub async fn middleware(
     req: ServiceRequest,
@@ -28,6 +46,7 @@ pub async fn middleware(
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let id = Uuid::new_v4().to_string();
     let method = req.method().clone();
+    let method_label = method_label(&method);
     let path = req.path().to_string();
     // The route's pattern, not its path, so that game ids do not explode the label space.
     let route = req.match_pattern().unwrap_or_else(|| "unmatched".into());
@@ -40,11 +59,11 @@ pub async fn middleware(
             let metrics = &super::metrics::METRICS;
             metrics
                 .requests
-                .with_label_values(&[route.as_str(), method.as_str(), &status.to_string()])
+                .with_label_values(&[route.as_str(), method_label, &status.to_string()])
                 .inc();
             metrics
                 .latency
-                .with_label_values(&[route.as_str(), method.as_str()])
+                .with_label_values(&[route.as_str(), method_label])
                 .observe(millis / 1000.0);
             if status >= 500 {
                 tracing::warn!(request_id = %id, %method, %path, status, millis, "request");

@@ -14,6 +14,8 @@ pub struct AppState {
     pub analysis: AnalysisPool,
     /// Bounds the computer opponents thinking at once in this replica.
     pub computer_threads: Semaphore,
+    /// The event streams this replica may still open (`--max-event-streams`).
+    pub event_streams: std::sync::Arc<Semaphore>,
     /// This replica's name in leases.
     pub replica: String,
 }
@@ -24,6 +26,7 @@ impl AppState {
         AppState {
             store,
             computer_threads: Semaphore::new(settings.analysis.workers.max(1)),
+            event_streams: std::sync::Arc::new(Semaphore::new(settings.max_event_streams)),
             analysis,
             settings,
             replica: uuid::Uuid::new_v4().to_string(),

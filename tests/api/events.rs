@@ -214,3 +214,114 @@ async fn event_stream_errors() {
         .unwrap();
     crate::helpers::assert_problem(bad, 400, "bad_request").await;
 }
+
+#[tokio::test]
+async fn a_last_event_id_beyond_the_game_is_refused() {
+    let (app, _redis) = TestApp::spawn().await;
+    let created = app.create(json!({"game": "pillarz"})).await;
+    let id = &created.game.id;
+    let ahead = app
+        .client
+        .get(app.url(&format!("/v1/games/{id}/events")))
+        .header("last-event-id", "5")
+        .send()
+        .await
+        .unwrap();
+    let body = crate::helpers::assert_problem(ahead, 400, "event_id_ahead").await;
+    assert!(body["detail"].as_str().unwrap().contains('5'), "{body}");
+    // The current version itself is fine: nothing missed, the stream waits for the next.
+    let mut stream = Stream::open(&app, id, "text/event-stream", Some(1)).await;
+    let played = app.play(id, &created.tokens[&Seat::P1], "a1+b1").await;
+    assert_eq!(played.status(), 200);
+    assert_eq!(stream.game().await.unwrap().0, 2);
+}
+
+/// A backlog longer than a page arrives whole, in order, without duplicates (Redis and memory).
+async fn a_long_backlog_arrives_whole(app: &TestApp) {
+    let created = app.create(json!({"game": "alcazar"})).await;
+    let id = created.game.id.clone();
+    // 150 moves, never one that ends the game.
+    let kind: pillarz::rules::GameKind = "alcazar".parse().unwrap();
+    let mut view = created.game.clone();
+    while view.ply < 150 {
+        let record = pillarz::rules::AnyRecord::replay(
+            kind,
+            kind.variants(&view.variants).unwrap(),
+            &view.start_position,
+            &view.moves,
+        )
+        .unwrap();
+        let moves = app.legal_moves(&id).await;
+        let n = moves.len();
+        let mv = (0..n)
+            .map(|k| &moves[(view.ply as usize * 7 + k) % n])
+            .find(|mv| {
+                let mut next = record.clone();
+                next.play(mv).unwrap();
+                next.outcome().is_none()
+            })
+            .expect("a move that does not end the game");
+        let response = app.play(&id, &created.tokens[&view.turn], mv).await;
+        assert_eq!(response.status(), 200);
+        view = response.json().await.unwrap();
+    }
+    assert!(
+        view.version > 140,
+        "a backlog of several pages ({})",
+        view.version
+    );
+    let mut stream = Stream::open(app, &id, "application/x-ndjson", Some(0)).await;
+    for expected in 1..=view.version {
+        let (version, event) = stream.game().await.unwrap();
+        assert_eq!(version, expected);
+        assert_eq!(event.version, expected);
+    }
+}
+
+#[tokio::test]
+async fn a_backlog_longer_than_a_page_arrives_whole_redis() {
+    let (app, _redis) = TestApp::spawn().await;
+    a_long_backlog_arrives_whole(&app).await;
+}
+
+#[tokio::test]
+async fn a_backlog_longer_than_a_page_arrives_whole_memory() {
+    let app = TestApp::spawn_in_memory().await;
+    a_long_backlog_arrives_whole(&app).await;
+}
+
+#[tokio::test]
+async fn streams_beyond_the_cap_get_503_until_one_closes() {
+    let mut settings = pillarz::service::configuration::Settings::for_tests();
+    settings.max_event_streams = 2;
+    // A closed connection is noticed when the next bytes (a heartbeat at the latest) fail.
+    settings.events_heartbeat = Duration::from_millis(300);
+    let app = TestApp::spawn_with(settings).await;
+    let created = app.create(json!({"game": "pillarz"})).await;
+    let id = &created.game.id;
+    let mut first = Stream::open(&app, id, "text/event-stream", None).await;
+    let mut second = Stream::open(&app, id, "application/x-ndjson", None).await;
+    assert_eq!(first.game().await.unwrap().0, 1);
+    assert_eq!(second.game().await.unwrap().0, 1);
+    let third = app.get(&format!("/v1/games/{id}/events")).await;
+    assert!(third.headers().get("retry-after").is_some(), "Retry-After");
+    crate::helpers::assert_problem(third, 503, "busy").await;
+    // Other requests are not affected.
+    assert_eq!(app.get(&format!("/v1/games/{id}")).await.status(), 200);
+    drop(first);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let again = app
+            .client
+            .get(app.url(&format!("/v1/games/{id}/events")))
+            .send()
+            .await
+            .unwrap();
+        if again.status() == 200 {
+            break;
+        }
+        assert_eq!(again.status(), 503);
+        assert!(std::time::Instant::now() < deadline, "the slot came back");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

@@ -297,6 +297,20 @@ impl StoredGame {
         Ok(canonical)
     }
 
+    /// Ends an ongoing game as a draw by `move_limit` once it has `max_plies` plies (the
+    /// service's cap, not a rule). Returns whether it ended it.
+    pub fn end_at_move_limit(&mut self, max_plies: u64, now: u64) -> bool {
+        if self.is_finished() || self.ply() < max_plies {
+            return false;
+        }
+        self.stored.end = Some(End {
+            result: GameResult::Draw,
+            termination: TerminationKind::MoveLimit,
+            at: now,
+        });
+        true
+    }
+
     /// `seat` resigns at `now`.
     pub fn resign(&mut self, seat: Seat, now: u64) -> Result<(), ApiError> {
         if self.is_finished() {

@@ -28,7 +28,14 @@ enum Format {
     Ndjson,
 }
 
+/// Most events read from the store at once: a long backlog is sent in pages of this size.
+pub const EVENTS_PAGE: usize = 64;
+
 struct Watch {
+    /// This stream's place among the replica's `--max-event-streams`, freed when it ends.
+    _slot: tokio::sync::OwnedSemaphorePermit,
+    /// Whether the last read of the log was a full page (so more may follow at once).
+    more: bool,
     state: web::Data<AppState>,
     id: GameId,
     format: Format,
@@ -68,15 +75,22 @@ impl Watch {
         });
     }
 
+    /// Reads the next page of the log after what was sent.
     async fn refill(&mut self) {
         match self
             .state
             .store
-            .events_after(&self.id.to_string(), self.last)
+            .events_after(&self.id.to_string(), self.last, EVENTS_PAGE)
             .await
         {
-            Ok(events) => self.queue.extend(events),
-            Err(e) => tracing::debug!(game = %self.id, error = %e, "event log unavailable"),
+            Ok(events) => {
+                self.more = events.len() == EVENTS_PAGE;
+                self.queue.extend(events);
+            }
+            Err(e) => {
+                self.more = false;
+                tracing::debug!(game = %self.id, error = %e, "event log unavailable");
+            }
         }
     }
 
@@ -93,6 +107,10 @@ impl Watch {
             }
             if self.done {
                 return None;
+            }
+            if self.more {
+                self.refill().await;
+                continue;
             }
             let flag_in = self
                 .flag_at
@@ -119,6 +137,9 @@ impl Watch {
     }
 }
 
+/// `Retry-After` when this replica serves its maximum of streams.
+const STREAMS_RETRY_SECS: u32 = 5;
+
 /// Follow a game live: Server-Sent Events (default) or NDJSON (`Accept: application/x-ndjson`).
 /// Each event is the full game view; its SSE `id` is the version, and reconnecting with
 /// `Last-Event-ID` resumes after it. Heartbeats keep idle connections open (SSE comments, or
@@ -134,9 +155,9 @@ impl Watch {
     responses(
         (status = 200, description = "`text/event-stream` (`id: <version>`, `event: game`, `data: <game view>`) or `application/x-ndjson` (`{\"event\": \"game\", \"version\": v, \"game\": <game view>}` lines)",
          content_type = "text/event-stream", body = GameView),
-        (status = 400, description = "`bad_request`: a `Last-Event-ID` that is not a version", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`bad_request`: a `Last-Event-ID` that is not a version; `event_id_ahead`: a `Last-Event-ID` beyond the game's version", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`store_unavailable`, with `Retry-After`; `busy`, with `Retry-After`: this replica serves its maximum of streams (`--max-event-streams`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn events(
@@ -169,15 +190,42 @@ pub async fn events(
                 })?,
         ),
     };
+    let slot = state
+        .event_streams
+        .clone()
+        .try_acquire_owned()
+        .map_err(|_| ApiError {
+            code: ErrorCode::Busy,
+            detail: format!(
+                "this replica already serves its maximum of {} event streams",
+                state.settings.max_event_streams
+            ),
+            retry_after: Some(STREAMS_RETRY_SECS),
+        })?;
     // Subscribe before reading, so that no change can slip in between.
     let changes = state.store.changes().subscribe(&id.to_string());
     let (game, now) = games::read(&state, id).await?;
     computer::nudge(&state, &game);
     let mut queue = VecDeque::new();
+    let mut more = false;
     match last {
         None => queue.push_back((game.version(), game.event(now))),
+        Some(after) if after > game.version() => {
+            return Err(ApiError::new(
+                ErrorCode::EventIdAhead,
+                format!(
+                    "Last-Event-ID {after} is beyond the game's version {}",
+                    game.version()
+                ),
+            ));
+        }
         Some(after) => {
-            queue.extend(state.store.events_after(&id.to_string(), after).await?);
+            let page = state
+                .store
+                .events_after(&id.to_string(), after, EVENTS_PAGE)
+                .await?;
+            more = page.len() == EVENTS_PAGE;
+            queue.extend(page);
             if queue.is_empty() && game.version() > after {
                 // The log no longer reaches back that far: start from the present.
                 queue.push_back((game.version(), game.event(now)));
@@ -187,6 +235,8 @@ pub async fn events(
     let mut heartbeat = tokio::time::interval(state.settings.events_heartbeat);
     heartbeat.reset();
     let watch = Watch {
+        _slot: slot,
+        more,
         state: state.clone(),
         id,
         format,

@@ -23,8 +23,9 @@ use crate::service::{computer, games};
          headers(("Location" = String, description = "/v1/games/{id}"))),
         (status = 400, description = "`bad_request` (unknown game or variant, bad time control, bad engine level, bad JSON) or `bad_position`",
          body = Problem, content_type = "application/problem+json"),
+        (status = 408, description = "`request_timeout`: the body did not arrive within the request timeout", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "`payload_too_large`", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`store_unavailable`, with `Retry-After`; `store_full`, with `Retry-After`: the embedded store holds its maximum of games (`--memory-max-games`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn create(
@@ -59,7 +60,12 @@ pub async fn create(
     let (game, tokens) = StoredGame::create(GameId::new_random(), rules, time_control, bots, now);
     state
         .store
-        .create(&game.id().to_string(), &game.encode(), &game.event(now))
+        .create(
+            &game.id().to_string(),
+            &game.encode(),
+            &game.event(now),
+            games::lifetime(&state, &game),
+        )
         .await?;
     tracing::info!(game = %game.id(), kind = %kind, "game created");
     let created = CreatedGame {

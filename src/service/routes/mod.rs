@@ -76,6 +76,10 @@ fn json_error(err: actix_web::error::JsonPayloadError) -> ApiError {
         E::OverflowKnownLength { .. } | E::Overflow { .. } => {
             ApiError::new(ErrorCode::PayloadTooLarge, err.to_string())
         }
+        E::Payload(ref e) if crate::service::body_timeout::is_timeout(e) => ApiError::new(
+            ErrorCode::RequestTimeout,
+            crate::service::body_timeout::TIMED_OUT,
+        ),
         E::ContentType => ApiError::new(
             ErrorCode::UnsupportedMediaType,
             "send the body as application/json",

@@ -8,7 +8,7 @@ use crate::api::{GameView, LegalMoves, Problem, SubmitMove};
 use crate::service::computer;
 use crate::service::domain::seat_of;
 use crate::service::error::{ApiError, ErrorCode};
-use crate::service::games::{self, Written};
+use crate::service::games::{self, Idempotent, Written};
 use crate::service::state::AppState;
 
 /// Every legal move of the current position, in canonical notation.
@@ -51,7 +51,7 @@ pub async fn legal(
         ("id" = String, Path, description = "The game's UUID"),
         ("Authorization" = String, Header, description = "`Bearer <seat token>`"),
         ("Idempotency-Key" = Option<String>, Header,
-         description = "Any string up to 128 characters: a retried request with the same key gets the first answer again"),
+         description = "1 to 128 visible ASCII characters, chosen by the client per request: a retry of the same request by the same seat with the same key gets the first answer again (kept 24 hours); the same key with a different request is refused with `422 idempotency_key_reused`"),
     ),
     request_body = SubmitMove,
     responses(
@@ -62,8 +62,9 @@ pub async fn legal(
         (status = 403, description = "`wrong_seat`: the token holds no seat in this game", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`not_your_turn`, `stale_version` (`expected_ply` differs) or `game_over`", body = Problem, content_type = "application/problem+json"),
+        (status = 408, description = "`request_timeout`: the body did not arrive within the request timeout", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "`payload_too_large`", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`illegal_move`, with the reason", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`illegal_move`, with the reason; `idempotency_key_reused`: this seat already sent a different move with this `Idempotency-Key`", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -77,10 +78,16 @@ pub async fn submit(
     let token = bearer(&req)?;
     let key = idempotency_key(&req)?;
     let request = body.into_inner();
+    let idempotent = key.as_ref().map(|key| Idempotent {
+        key,
+        token: &token,
+        operation: "move",
+        request: serde_json::to_string(&request).expect("a request serializes"),
+    });
     let written = games::write(
         &state,
         id,
-        key.as_ref(),
+        idempotent,
         |game, now| {
             let seat = seat_of_token(game, &token)?;
             if let Some(expected) = request.expected_ply

@@ -6,7 +6,7 @@ use super::moves::view_answer;
 use super::{bearer, game_id, idempotency_key, seat_of_token};
 use crate::api::{GameView, Problem};
 use crate::service::error::ApiError;
-use crate::service::games;
+use crate::service::games::{self, Idempotent};
 use crate::service::state::AppState;
 
 /// Resign for the seat whose token is sent; the opponent wins.
@@ -17,7 +17,7 @@ use crate::service::state::AppState;
     params(
         ("id" = String, Path, description = "The game's UUID"),
         ("Authorization" = String, Header, description = "`Bearer <seat token>`"),
-        ("Idempotency-Key" = Option<String>, Header, description = "As for moves"),
+        ("Idempotency-Key" = Option<String>, Header, description = "As for moves (a key is scoped to the seat and the operation: a key a move used is a new key here)"),
     ),
     responses(
         (status = 200, description = "The finished game", body = GameView),
@@ -25,6 +25,7 @@ use crate::service::state::AppState;
         (status = 403, description = "`wrong_seat`", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`game_over`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`idempotency_key_reused`: the key was used by this seat for another request", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -36,10 +37,16 @@ pub async fn resign(
     let id = game_id(&path)?;
     let token = bearer(&req)?;
     let key = idempotency_key(&req)?;
+    let idempotent = key.as_ref().map(|key| Idempotent {
+        key,
+        token: &token,
+        operation: "resign",
+        request: String::new(),
+    });
     let written = games::write(
         &state,
         id,
-        key.as_ref(),
+        idempotent,
         |game, now| {
             let seat = seat_of_token(game, &token)?;
             game.resign(seat, now)

@@ -1,43 +1,113 @@
 //! The embedded store: a map behind a mutex, for one process (the default, and for tests that
-//! need no Redis). Expiry is checked lazily when a record is read.
+//! need no Redis).
+//!
+//! It is bounded like the Redis store: every game has a lifetime (the idle period while it is
+//! on, the finished lifetime once it is over), a background sweep removes whatever expired
+//! without waiting for anyone to touch it (reads also treat an expired game as gone), and it
+//! holds at most `capacity` games: beyond that, new games are refused with
+//! [`StoreError::Full`] instead of growing until the process dies.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::Instant;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
 
-use super::{Changes, EVENT_LOG_LEN, IDEMPOTENCY_TTL, Versioned, WriteExtras};
+use super::{Changes, EVENT_LOG_LEN, IDEMPOTENCY_TTL, StoreError, Versioned, WriteExtras};
+use crate::service::metrics::METRICS;
 
-#[derive(Default)]
+/// How often the background sweep runs.
+const SWEEP_EVERY: Duration = Duration::from_millis(500);
+
 pub struct MemoryStore {
-    inner: Mutex<Inner>,
+    inner: Arc<Mutex<Inner>>,
     changes: Changes,
+    capacity: usize,
+}
+
+impl Default for MemoryStore {
+    fn default() -> MemoryStore {
+        MemoryStore::new(100_000)
+    }
 }
 
 #[derive(Default)]
 struct Inner {
-    games: HashMap<String, (Versioned, Option<Instant>)>,
+    /// Each game with the instant it expires.
+    games: HashMap<String, (Versioned, Instant)>,
     answers: HashMap<(String, String), (String, Instant)>,
     leases: HashMap<String, (String, Instant)>,
     events: HashMap<String, Vec<(u64, String)>>,
 }
 
 impl Inner {
+    fn forget(&mut self, id: &str) {
+        self.games.remove(id);
+        self.events.remove(id);
+        self.leases.remove(id);
+        self.answers.retain(|(game, _), _| game != id);
+    }
+
     fn live(&mut self, id: &str) -> Option<&Versioned> {
-        let expired = matches!(self.games.get(id), Some((_, Some(at))) if *at <= Instant::now());
+        let expired = matches!(self.games.get(id), Some((_, at)) if *at <= Instant::now());
         if expired {
-            self.games.remove(id);
-            self.events.remove(id);
-            self.answers.retain(|(game, _), _| game != id);
+            self.forget(id);
         }
         self.games.get(id).map(|(record, _)| record)
     }
+
+    /// Removes everything that expired.
+    fn sweep(&mut self, now: Instant) {
+        let expired: Vec<String> = self
+            .games
+            .iter()
+            .filter(|(_, (_, at))| *at <= now)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &expired {
+            self.games.remove(id);
+            self.events.remove(id);
+        }
+        let games = &self.games;
+        self.answers
+            .retain(|(game, _), (_, until)| *until > now && games.contains_key(game));
+        self.leases.retain(|_, (_, until)| *until > now);
+        self.events.retain(|id, _| games.contains_key(id));
+        METRICS.store_games.set(self.games.len() as i64);
+    }
+}
+
+fn lock(inner: &Mutex<Inner>) -> std::sync::MutexGuard<'_, Inner> {
+    // A panic while holding the lock cannot leave a half-written entry (every write is one
+    // insert), so a poisoned lock is still consistent.
+    inner.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl MemoryStore {
+    /// A store that holds at most `capacity` games.
+    pub fn new(capacity: usize) -> MemoryStore {
+        MemoryStore {
+            inner: Arc::default(),
+            changes: Changes::default(),
+            capacity: capacity.max(1),
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        // A panic while holding the lock cannot leave a half-written entry (every write is one
-        // insert), so a poisoned lock is still consistent.
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.inner)
+    }
+
+    /// Starts the background sweep (within a Tokio runtime); it ends with the store.
+    pub fn spawn_sweeper(&self) {
+        let inner: Weak<Mutex<Inner>> = Arc::downgrade(&self.inner);
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(SWEEP_EVERY);
+            loop {
+                every.tick().await;
+                let Some(inner) = inner.upgrade() else {
+                    return;
+                };
+                lock(&inner).sweep(Instant::now());
+            }
+        });
     }
 
     pub fn create(
@@ -45,12 +115,25 @@ impl MemoryStore {
         id: &str,
         record: &Versioned,
         event: &str,
-    ) -> Result<(), super::StoreError> {
+        expire_after: Duration,
+    ) -> Result<(), StoreError> {
         let mut inner = self.lock();
-        inner.games.insert(id.to_string(), (record.clone(), None));
+        // Expired games are removed by the sweep (every half second), so a full store makes
+        // room by itself.
+        if inner.games.len() >= self.capacity {
+            return Err(StoreError::Full(format!(
+                "the embedded store holds its maximum of {} games",
+                self.capacity
+            )));
+        }
+        inner.games.insert(
+            id.to_string(),
+            (record.clone(), Instant::now() + expire_after),
+        );
         inner
             .events
             .insert(id.to_string(), vec![(record.version, event.to_string())]);
+        METRICS.store_games.set(inner.games.len() as i64);
         drop(inner);
         self.changes.notify(id, record.version);
         Ok(())
@@ -60,13 +143,14 @@ impl MemoryStore {
         &self.changes
     }
 
-    pub fn events_after(&self, id: &str, after: u64) -> Vec<(u64, String)> {
+    pub fn events_after(&self, id: &str, after: u64, limit: usize) -> Vec<(u64, String)> {
         let mut inner = self.lock();
         if inner.live(id).is_none() {
             return Vec::new();
         }
         inner.events.get(id).map_or_else(Vec::new, |log| {
-            log.iter().filter(|(v, _)| *v > after).cloned().collect()
+            let start = log.partition_point(|(v, _)| *v <= after);
+            log[start..].iter().take(limit).cloned().collect()
         })
     }
 
@@ -87,14 +171,16 @@ impl MemoryStore {
             return false;
         }
         let now = Instant::now();
-        let expires = extras.expire_after.map(|d| now + d);
         inner
             .games
-            .insert(id.to_string(), (record.clone(), expires));
+            .insert(id.to_string(), (record.clone(), now + extras.expire_after));
         if let Some((key, answer)) = extras.idempotent_answer {
             inner.answers.insert(
                 (id.to_string(), key.to_string()),
-                (answer.to_string(), now + IDEMPOTENCY_TTL),
+                (
+                    answer.to_string(),
+                    now + IDEMPOTENCY_TTL.min(extras.expire_after),
+                ),
             );
         }
         let log = inner.events.entry(id.to_string()).or_default();
@@ -107,7 +193,7 @@ impl MemoryStore {
         true
     }
 
-    pub fn try_lease(&self, id: &str, owner: &str, ttl: std::time::Duration) -> bool {
+    pub fn try_lease(&self, id: &str, owner: &str, ttl: Duration) -> bool {
         let mut inner = self.lock();
         let now = Instant::now();
         match inner.leases.get(id) {

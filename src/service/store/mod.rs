@@ -25,6 +25,9 @@ pub enum StoreError {
     /// The store answered with something that is not a record of ours.
     #[error("{0}")]
     Corrupt(String),
+    /// The embedded store holds its maximum of games: no new ones until some expire.
+    #[error("{0}")]
+    Full(String),
 }
 
 /// A record as stored: its version and its bytes.
@@ -35,10 +38,12 @@ pub struct Versioned {
 }
 
 /// What a compare-and-set writes besides the record.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct WriteExtras<'a> {
-    /// Let the record expire this long after the write (finished games).
-    pub expire_after: Option<Duration>,
+    /// Let the record (and its event log) expire this long after the write: the idle period
+    /// while the game is on, the finished lifetime once it is over. Every write sets it, so
+    /// every key of a game has a lifetime and an unfinished one is renewed by each change.
+    pub expire_after: Duration,
     /// Remember `(key, answer)` as the answer to a request with this `Idempotency-Key`.
     pub idempotent_answer: Option<(&'a str, &'a str)>,
 }
@@ -56,29 +61,32 @@ pub enum Store {
 }
 
 impl Store {
-    /// Stores a new record and its first event.
+    /// Stores a new record and its first event, both expiring after `expire_after` unless a
+    /// later write renews them.
     pub async fn create(
         &self,
         id: &str,
         record: &Versioned,
         event: &str,
+        expire_after: Duration,
     ) -> Result<(), StoreError> {
         match self {
-            Store::Memory(s) => s.create(id, record, event),
-            Store::Redis(s) => s.create(id, record, event).await,
+            Store::Memory(s) => s.create(id, record, event, expire_after),
+            Store::Redis(s) => s.create(id, record, event, expire_after).await,
         }
     }
 
-    /// The events of `id` with versions above `after`, oldest first (the log keeps the last
-    /// [`EVENT_LOG_LEN`] or so).
+    /// At most `limit` events of `id` with versions above `after`, oldest first (the log keeps
+    /// the last [`EVENT_LOG_LEN`] or so).
     pub async fn events_after(
         &self,
         id: &str,
         after: u64,
+        limit: usize,
     ) -> Result<Vec<(u64, String)>, StoreError> {
         match self {
-            Store::Memory(s) => Ok(s.events_after(id, after)),
-            Store::Redis(s) => s.events_after(id, after).await,
+            Store::Memory(s) => Ok(s.events_after(id, after, limit)),
+            Store::Redis(s) => s.events_after(id, after, limit).await,
         }
     }
 

@@ -15,18 +15,18 @@ use tokio::sync::OnceCell;
 
 use super::{Changes, EVENT_LOG_LEN, IDEMPOTENCY_TTL, StoreError, Versioned, WriteExtras};
 
-/// Replaces the record only if its version is still ARGV[1]; optionally sets its expiry and
-/// saves an idempotent answer in the same atomic step.
+/// Replaces the record only if its version is still ARGV[1], renews its lifetime (ARGV[4] ms:
+/// the idle period while the game is on, the finished lifetime once it is over) and optionally
+/// saves an idempotent answer (with its own lifetime, ARGV[6] ms) in the same atomic step.
 /// It also appends the change's event to the game's log (stream entry id `<version>-1`) and
 /// announces `<id> <version>` to every replica.
 const COMPARE_AND_SET: &str = r"
 if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'd', ARGV[3])
-if tonumber(ARGV[4]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
 if ARGV[5] ~= '' then redis.call('SET', KEYS[2], ARGV[5], 'PX', ARGV[6]) end
-if tonumber(ARGV[4]) > 0 and ARGV[5] ~= '' then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
 redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[10], ARGV[2] .. '-1', 'e', ARGV[7])
-if tonumber(ARGV[4]) > 0 then redis.call('PEXPIRE', KEYS[3], ARGV[4]) end
+redis.call('PEXPIRE', KEYS[3], ARGV[4])
 redis.call('PUBLISH', ARGV[8], ARGV[9] .. ' ' .. ARGV[2])
 return 1
 ";
@@ -37,17 +37,20 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 ";
 
-/// Creates a game and its first event, and announces it (one slot, so also on a cluster).
+/// Creates a game and its first event, both expiring after ARGV[6] ms, and announces it (one
+/// slot, so also on a cluster).
 const CREATE: &str = r"
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'd', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
 redis.call('XADD', KEYS[2], ARGV[1] .. '-1', 'e', ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[6])
 redis.call('PUBLISH', ARGV[4], ARGV[5] .. ' ' .. ARGV[1])
 return 1
 ";
 
 /// A single Redis or a Redis Cluster.
 enum Backend {
-    Single(redis::Client),
+    Single(Box<redis::Client>),
     Cluster(Box<redis::cluster::ClusterClient>),
 }
 
@@ -99,46 +102,71 @@ pub struct RedisStore {
     script: redis::Script,
     release: redis::Script,
     changes: std::sync::Arc<Changes>,
+    /// The URL's passwords, scrubbed from every error this store relays.
+    secrets: Vec<String>,
 }
 
-fn unavailable(e: redis::RedisError) -> StoreError {
-    StoreError::Unavailable(e.to_string())
+/// A lifetime in milliseconds for `PEXPIRE`/`PX` (at least 1: Redis refuses 0).
+fn millis(d: Duration) -> u64 {
+    (d.as_millis() as u64).max(1)
 }
 
 impl RedisStore {
     /// A store for `url` whose keys all start with `prefix` (a namespace: tests use their own).
-    /// Several comma-separated URLs mean the nodes of a Redis Cluster.
-    pub fn new(url: &str, prefix: &str) -> Result<RedisStore, redis::RedisError> {
+    /// Several comma-separated URLs mean the nodes of a Redis Cluster. `rediss://` URLs use
+    /// TLS (rustls), trusting `ca` (PEM) if given, else the system's trust store.
+    pub fn new(
+        url: &str,
+        prefix: &str,
+        ca: Option<&[u8]>,
+    ) -> Result<RedisStore, redis::RedisError> {
+        let certificates = ca.map(|pem| redis::TlsCertificates {
+            client_tls: None,
+            root_cert: Some(pem.to_vec()),
+        });
+        let open = |node: &str| match &certificates {
+            Some(certs) if node.starts_with("rediss://") => {
+                redis::Client::build_with_tls(node, certs.clone())
+            }
+            _ => redis::Client::open(node),
+        };
         let nodes: Vec<&str> = url
             .split(',')
             .map(str::trim)
             .filter(|u| !u.is_empty())
             .collect();
         let backend = if nodes.len() > 1 {
-            Backend::Cluster(Box::new(
-                redis::cluster::ClusterClient::builder(nodes.clone())
-                    .connection_timeout(Duration::from_millis(1000))
-                    .response_timeout(Duration::from_millis(2000))
-                    .retries(2)
-                    .build()?,
-            ))
+            let mut builder = redis::cluster::ClusterClient::builder(nodes.clone())
+                .connection_timeout(Duration::from_millis(1000))
+                .response_timeout(Duration::from_millis(2000))
+                .retries(2);
+            if let Some(certs) = &certificates {
+                builder = builder.certs(certs.clone());
+            }
+            Backend::Cluster(Box::new(builder.build()?))
         } else {
-            Backend::Single(redis::Client::open(url)?)
+            Backend::Single(Box::new(open(url)?))
         };
         Ok(RedisStore {
             backend,
-            pubsub: redis::Client::open(nodes.first().copied().unwrap_or(url))?,
+            pubsub: open(nodes.first().copied().unwrap_or(url))?,
             connection: OnceCell::new(),
             create: redis::Script::new(CREATE),
             prefix: prefix.to_string(),
             script: redis::Script::new(COMPARE_AND_SET),
             release: redis::Script::new(RELEASE),
             changes: std::sync::Arc::new(Changes::default()),
+            secrets: crate::service::redact::secrets(url),
         })
     }
 
     pub fn changes(&self) -> &Changes {
         &self.changes
+    }
+
+    /// A Redis error as a store error, without the URL's password.
+    fn unavailable(&self, e: redis::RedisError) -> StoreError {
+        StoreError::Unavailable(crate::service::redact::scrub(&e.to_string(), &self.secrets))
     }
 
     fn channel(&self) -> String {
@@ -155,6 +183,7 @@ impl RedisStore {
         let client = self.pubsub.clone();
         let channel = self.channel();
         let changes = self.changes.clone();
+        let secrets = self.secrets.clone();
         tokio::spawn(async move {
             use futures_util::StreamExt;
             loop {
@@ -174,7 +203,10 @@ impl RedisStore {
                             }
                         }
                     }
-                    Err(e) => tracing::debug!(error = %e, "change listener cannot connect"),
+                    Err(e) => tracing::debug!(
+                        error = %crate::service::redact::scrub(&e.to_string(), &secrets),
+                        "change listener cannot connect"
+                    ),
                 }
                 tokio::time::sleep(Duration::from_millis(500)).await;
             }
@@ -203,7 +235,7 @@ impl RedisStore {
             })
             .await
             .cloned()
-            .map_err(unavailable)
+            .map_err(|e| self.unavailable(e))
     }
 
     fn game_key(&self, id: &str) -> String {
@@ -219,6 +251,7 @@ impl RedisStore {
         id: &str,
         record: &Versioned,
         event: &str,
+        expire_after: Duration,
     ) -> Result<(), StoreError> {
         let mut conn = self.connection().await?;
         let _: i64 = self
@@ -230,9 +263,10 @@ impl RedisStore {
             .arg(event)
             .arg(self.channel())
             .arg(id)
+            .arg(millis(expire_after))
             .invoke_async(&mut conn)
             .await
-            .map_err(unavailable)?;
+            .map_err(|e| self.unavailable(e))?;
         self.changes.notify(id, record.version);
         Ok(())
     }
@@ -241,15 +275,18 @@ impl RedisStore {
         &self,
         id: &str,
         after: u64,
+        limit: usize,
     ) -> Result<Vec<(u64, String)>, StoreError> {
         let mut conn = self.connection().await?;
         let reply: redis::streams::StreamRangeReply = redis::cmd("XRANGE")
             .arg(self.events_key(id))
             .arg(format!("({after}-1"))
             .arg("+")
+            .arg("COUNT")
+            .arg(limit.max(1))
             .query_async(&mut conn)
             .await
-            .map_err(unavailable)?;
+            .map_err(|e| self.unavailable(e))?;
         reply
             .ids
             .into_iter()
@@ -275,7 +312,7 @@ impl RedisStore {
             .arg("d")
             .query_async(&mut conn)
             .await
-            .map_err(unavailable)?;
+            .map_err(|e| self.unavailable(e))?;
         match (version, data) {
             (Some(v), Some(data)) => {
                 let version = v
@@ -300,7 +337,8 @@ impl RedisStore {
             Some((key, answer)) => (self.answer_key(id, key), answer),
             None => (self.answer_key(id, "-"), ""),
         };
-        let expire_ms = extras.expire_after.map_or(0, |d| d.as_millis() as u64);
+        let expire_ms = millis(extras.expire_after);
+        let answer_ms = millis(IDEMPOTENCY_TTL.min(extras.expire_after));
         let done: i64 = self
             .script
             .key(self.game_key(id))
@@ -311,14 +349,14 @@ impl RedisStore {
             .arg(&record.data)
             .arg(expire_ms)
             .arg(answer)
-            .arg(IDEMPOTENCY_TTL.as_millis() as u64)
+            .arg(answer_ms)
             .arg(event)
             .arg(self.channel())
             .arg(id)
             .arg(EVENT_LOG_LEN)
             .invoke_async(&mut conn)
             .await
-            .map_err(unavailable)?;
+            .map_err(|e| self.unavailable(e))?;
         if done == 1 {
             self.changes.notify(id, record.version);
         }
@@ -333,7 +371,7 @@ impl RedisStore {
         let mut conn = self.connection().await?;
         conn.get(self.answer_key(id, key))
             .await
-            .map_err(unavailable)
+            .map_err(|e| self.unavailable(e))
     }
 
     fn lease_key(&self, id: &str) -> String {
@@ -355,7 +393,7 @@ impl RedisStore {
             .arg(ttl.as_millis() as u64)
             .query_async(&mut conn)
             .await
-            .map_err(unavailable)?;
+            .map_err(|e| self.unavailable(e))?;
         Ok(taken.is_some())
     }
 
@@ -367,7 +405,7 @@ impl RedisStore {
             .arg(owner)
             .invoke_async(&mut conn)
             .await
-            .map_err(unavailable)?;
+            .map_err(|e| self.unavailable(e))?;
         Ok(())
     }
 
@@ -376,7 +414,7 @@ impl RedisStore {
         let _: String = redis::cmd("PING")
             .query_async(&mut conn)
             .await
-            .map_err(unavailable)?;
+            .map_err(|e| self.unavailable(e))?;
         Ok(())
     }
 }

@@ -1,0 +1,69 @@
+//! A deadline on reading a request's body: a client that trickles its body in (or stops
+//! sending it) is cut off after `--request-timeout-secs` with `408 request_timeout`, instead of
+//! holding a connection and a worker's attention for ever. (Reading the head has its own
+//! deadline, actix's `client_request_timeout`, set to the same value.)
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use actix_web::HttpMessage;
+use actix_web::body::MessageBody;
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::error::PayloadError;
+use actix_web::middleware::Next;
+use actix_web::web::Bytes;
+use futures_util::Stream;
+
+/// The message of the error a late body ends with (recognised by the JSON error handler).
+pub const TIMED_OUT: &str = "the request body did not arrive in time";
+
+/// A payload that fails once its deadline passes.
+struct Deadline {
+    inner: Payload,
+    sleep: Pin<Box<tokio::time::Sleep>>,
+    expired: bool,
+}
+
+impl Stream for Deadline {
+    type Item = Result<Bytes, PayloadError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.expired {
+            return Poll::Ready(None);
+        }
+        if let Poll::Ready(item) = Pin::new(&mut self.inner).poll_next(cx) {
+            return Poll::Ready(item);
+        }
+        if self.sleep.as_mut().poll(cx).is_ready() {
+            self.expired = true;
+            return Poll::Ready(Some(Err(PayloadError::Io(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                TIMED_OUT,
+            )))));
+        }
+        Poll::Pending
+    }
+}
+
+/// Middleware: the body must arrive within `timeout` of the request's start.
+pub async fn middleware(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody>,
+    timeout: Duration,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let inner = req.take_payload();
+    let deadline = Deadline {
+        inner,
+        sleep: Box::pin(tokio::time::sleep(timeout)),
+        expired: false,
+    };
+    let boxed: Pin<Box<dyn Stream<Item = Result<Bytes, PayloadError>>>> = Box::pin(deadline);
+    req.set_payload(Payload::from(boxed));
+    next.call(req).await
+}
+
+/// Whether a payload error is this deadline's.
+pub fn is_timeout(err: &PayloadError) -> bool {
+    matches!(err, PayloadError::Io(e) if e.kind() == std::io::ErrorKind::TimedOut)
+}

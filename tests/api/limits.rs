@@ -1,0 +1,158 @@
+//! Requests with limits: a body that trickles in times out, the method never becomes an
+//! unbounded metric label, compare-and-set conflicts are counted.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pillarz::api::Seat;
+use pillarz::service::configuration::Settings;
+use serde_json::json;
+
+use crate::helpers::{RedisServer, TestApp, settings_for};
+
+/// Sends `head` and part of a body, then nothing: the answer must come within `within`.
+fn answer_to_a_stalled_request(port: u16, sent: &[u8], within: Duration) -> (String, Duration) {
+    let started = Instant::now();
+    let mut socket = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    socket.write_all(sent).unwrap();
+    socket.set_read_timeout(Some(within)).unwrap();
+    let mut answer = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        match socket.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => {
+                answer.extend_from_slice(&buffer[..n]);
+                if answer.windows(4).any(|w| w == b"\r\n\r\n") {
+                    break;
+                }
+            }
+            Err(e) => panic!(
+                "no answer after {:?} ({e}); got {:?}",
+                started.elapsed(),
+                String::from_utf8_lossy(&answer)
+            ),
+        }
+    }
+    (
+        String::from_utf8_lossy(&answer).into_owned(),
+        started.elapsed(),
+    )
+}
+
+fn port_of(app: &TestApp) -> u16 {
+    app.address.rsplit(':').next().unwrap().parse().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_that_trickles_in_times_out() {
+    let mut settings = Settings::for_tests();
+    settings.request_timeout = Duration::from_secs(1);
+    let app = TestApp::spawn_with(settings).await;
+    let port = port_of(&app);
+    let request = b"POST /v1/games HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"game\":";
+    let (answer, took) = tokio::task::spawn_blocking(move || {
+        answer_to_a_stalled_request(port, request, Duration::from_secs(6))
+    })
+    .await
+    .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(
+        answer
+            .to_ascii_lowercase()
+            .contains("application/problem+json"),
+        "{answer}"
+    );
+    assert!(took < Duration::from_secs(4), "cut off after {took:?}");
+    // A head that never ends is cut off too.
+    let (answer, took) = tokio::task::spawn_blocking(move || {
+        answer_to_a_stalled_request(
+            port,
+            b"GET /v1/catalog HTTP/1.1\r\nHost: loc",
+            Duration::from_secs(6),
+        )
+    })
+    .await
+    .unwrap();
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
+        "{answer}"
+    );
+    assert!(took < Duration::from_secs(4), "cut off after {took:?}");
+    // The service is fine.
+    assert_eq!(app.get("/v1/catalog").await.status(), 200);
+}
+
+#[tokio::test]
+async fn unknown_methods_share_one_metric_label() {
+    let app = TestApp::spawn_in_memory().await;
+    for method in ["FROBNICATE", "XYZZY42"] {
+        let response = app
+            .client
+            .request(
+                reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
+                app.url("/v1/catalog"),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 405);
+    }
+    let metrics = app.get("/metrics").await.text().await.unwrap();
+    assert!(
+        !metrics.contains("FROBNICATE") && !metrics.contains("XYZZY42"),
+        "{metrics}"
+    );
+    assert!(metrics.contains("method=\"other\""), "{metrics}");
+    assert!(
+        metrics.contains("method=\"GET\""),
+        "known methods keep their name"
+    );
+}
+
+fn cas_conflicts(metrics: &str) -> f64 {
+    metrics
+        .lines()
+        .find(|l| l.starts_with("pillarz_cas_conflicts_total"))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0)
+}
+
+/// Racing writers through two replicas: the losers of the compare-and-set are counted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn compare_and_set_conflicts_are_counted() {
+    let redis = RedisServer::start();
+    let a = Arc::new(TestApp::spawn_with(settings_for(Some(&redis), "cas")).await);
+    let b = Arc::new(TestApp::spawn_with(settings_for(Some(&redis), "cas")).await);
+    let before = cas_conflicts(&a.get("/metrics").await.text().await.unwrap());
+    for _ in 0..10 {
+        let created = a.create(json!({"game": "pillarz"})).await;
+        let id = created.game.id.clone();
+        let token = created.tokens[&Seat::P1].clone();
+        let mut tasks = Vec::new();
+        for (i, square) in ["a1", "b1", "c1", "d1", "e1", "a2", "b2", "c2"]
+            .into_iter()
+            .enumerate()
+        {
+            let app = if i % 2 == 0 { a.clone() } else { b.clone() };
+            let (id, token) = (id.clone(), token.clone());
+            tasks.push(tokio::spawn(async move {
+                app.play(&id, &token, &format!("{square}+e5"))
+                    .await
+                    .status()
+            }));
+        }
+        for task in tasks {
+            let status = task.await.unwrap().as_u16();
+            assert!(status == 200 || status == 409, "{status}");
+        }
+        let after = cas_conflicts(&a.get("/metrics").await.text().await.unwrap());
+        if after > before {
+            return;
+        }
+    }
+    panic!("80 racing writes and not one compare-and-set conflict was counted");
+}

@@ -1,0 +1,155 @@
+//! Storage stays bounded: every key has a lifetime, unfinished games expire after an idle
+//! period that every change renews, and the embedded store sweeps by itself and refuses new
+//! games when full.
+
+use std::time::Duration;
+
+use pillarz::api::Seat;
+use pillarz::service::configuration::Settings;
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::helpers::{RedisServer, TestApp, assert_problem, settings_for};
+
+fn pttl(conn: &mut redis::Connection, key: &str) -> i64 {
+    redis::cmd("PTTL").arg(key).query(conn).unwrap()
+}
+
+fn keys(conn: &mut redis::Connection, pattern: &str) -> Vec<String> {
+    redis::cmd("KEYS").arg(pattern).query(conn).unwrap()
+}
+
+#[tokio::test]
+async fn every_redis_key_has_a_lifetime_renewed_by_each_change() {
+    let redis = RedisServer::start();
+    let mut settings = settings_for(Some(&redis), "ttl");
+    settings.idle_ttl = Duration::from_secs(100);
+    settings.finished_ttl = Duration::from_secs(1000);
+    let app = TestApp::spawn_with(settings).await;
+    let created = app.create(json!({"game": "pillarz"})).await;
+    let id = &created.game.id;
+    let mut conn = redis.connection();
+    let game_key = format!("ttl:{{{id}}}:g");
+    let events_key = format!("ttl:{{{id}}}:ev");
+    for key in [&game_key, &events_key] {
+        let ttl = pttl(&mut conn, key);
+        assert!(
+            (90_000..=100_000).contains(&ttl),
+            "{key}: a new game lives the idle period, not for ever ({ttl})"
+        );
+    }
+    // Shorten the lifetimes by hand: a move renews them.
+    for key in [&game_key, &events_key] {
+        let _: i64 = redis::cmd("PEXPIRE")
+            .arg(key)
+            .arg(5000)
+            .query(&mut conn)
+            .unwrap();
+    }
+    let response = app
+        .client
+        .post(app.url(&format!("/v1/games/{id}/moves")))
+        .bearer_auth(&created.tokens[&Seat::P1])
+        .header("idempotency-key", "k1")
+        .json(&json!({"move": "a1+b1"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    for key in [&game_key, &events_key] {
+        let ttl = pttl(&mut conn, key);
+        assert!(ttl > 90_000, "{key}: renewed by the move ({ttl})");
+    }
+    // Every key of the service, whatever it is, expires.
+    let all = keys(&mut conn, "ttl:*");
+    assert!(all.len() >= 3, "{all:?}");
+    for key in &all {
+        let ttl = pttl(&mut conn, key);
+        assert!(ttl > 0, "{key} has no lifetime ({ttl})");
+        assert!(
+            ttl <= 100_000,
+            "{key} lives longer than the idle period ({ttl})"
+        );
+    }
+    // Finished: the finished lifetime.
+    let resigned = app.resign(id, &created.tokens[&Seat::P2]).await;
+    assert_eq!(resigned.status(), StatusCode::OK);
+    for key in [&game_key, &events_key] {
+        let ttl = pttl(&mut conn, key);
+        assert!(ttl > 900_000, "{key}: the finished lifetime ({ttl})");
+    }
+}
+
+#[tokio::test]
+async fn an_idle_unfinished_game_expires_from_redis() {
+    let redis = RedisServer::start();
+    let mut settings = settings_for(Some(&redis), "idle");
+    settings.idle_ttl = Duration::from_secs(1);
+    let app = TestApp::spawn_with(settings).await;
+    let created = app.create(json!({"game": "pyrga"})).await;
+    tokio::time::sleep(Duration::from_millis(1600)).await;
+    let mut conn = redis.connection();
+    assert!(keys(&mut conn, "idle:*").is_empty(), "nothing is left");
+    let gone = app.get(&format!("/v1/games/{}", created.game.id)).await;
+    assert_problem(gone, 404, "game_not_found").await;
+}
+
+fn bounded_memory(capacity: usize, idle: Duration) -> Settings {
+    let mut settings = Settings::for_tests();
+    settings.memory_max_games = capacity;
+    settings.idle_ttl = idle;
+    settings
+}
+
+#[tokio::test]
+async fn the_memory_store_refuses_new_games_when_full() {
+    let app = TestApp::spawn_with(bounded_memory(3, Duration::from_secs(3600))).await;
+    for _ in 0..3 {
+        app.create(json!({"game": "pyrga"})).await;
+    }
+    let full = app.post_json("/v1/games", &json!({"game": "pyrga"})).await;
+    let retry_after = full
+        .headers()
+        .get("retry-after")
+        .map(|v| v.to_str().unwrap().to_string());
+    assert!(
+        retry_after.is_some_and(|s| s.parse::<u32>().unwrap() > 0),
+        "Retry-After"
+    );
+    let body = assert_problem(full, 503, "store_full").await;
+    assert!(body["detail"].as_str().unwrap().contains('3'), "{body}");
+}
+
+/// Nobody touches the games: the store's own sweep expires them and frees room.
+#[tokio::test]
+async fn the_memory_store_expires_idle_games_by_itself() {
+    let app = TestApp::spawn_with(bounded_memory(2, Duration::from_millis(700))).await;
+    let first = app.create(json!({"game": "pyrga"})).await;
+    app.create(json!({"game": "pyrga"})).await;
+    let full = app.post_json("/v1/games", &json!({"game": "pyrga"})).await;
+    assert_problem(full, 503, "store_full").await;
+    // No request reads either game; only the sweep can make room.
+    tokio::time::sleep(Duration::from_millis(2000)).await;
+    app.create(json!({"game": "pyrga"})).await;
+    app.create(json!({"game": "pyrga"})).await;
+    let gone = app.get(&format!("/v1/games/{}", first.game.id)).await;
+    assert_problem(gone, 404, "game_not_found").await;
+}
+
+/// A game that keeps changing is never idle.
+#[tokio::test]
+async fn each_change_renews_an_unfinished_game_in_memory() {
+    let app = TestApp::spawn_with(bounded_memory(10, Duration::from_millis(1200))).await;
+    let created = app.create(json!({"game": "alcazar"})).await;
+    let id = &created.game.id;
+    for _ in 0..4 {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let view = app.view(id).await;
+        let mv = app.legal_moves(id).await[0].clone();
+        let played = app.play(id, &created.tokens[&view.turn], &mv).await;
+        assert_eq!(played.status(), StatusCode::OK);
+    }
+    tokio::time::sleep(Duration::from_millis(1800)).await;
+    let gone = app.get(&format!("/v1/games/{id}")).await;
+    assert_problem(gone, 404, "game_not_found").await;
+}

@@ -97,9 +97,11 @@ pub struct SeatSpec {
     pub engine: EngineSpec,
 }
 
-/// A computer opponent. Levels: 1 (20 ms, depth 1, 40% random moves), 2 (40 ms, depth 2, 25%),
-/// 3 (60 ms, depth 3, 10%), 4 (100 ms, depth 4, 5%), 5 (200 ms, depth 6), 6 (400 ms, depth 10),
-/// 7 (800 ms, depth 20), 8 (1.5 s, no depth cap). Its clock runs like anyone's.
+/// A computer opponent. Levels: 1 (20 ms, depth 1, margin 250), 2 (40 ms, depth 2, margin 150),
+/// 3 (60 ms, depth 3, margin 80), 4 (100 ms, depth 4, margin 40), 5 (200 ms, depth 6),
+/// 6 (400 ms, depth 10), 7 (800 ms, depth 20), 8 (1.5 s, no depth cap). A level with a margin
+/// plays one of the engine's near-best moves (within the margin of the best score); every level
+/// plays a proven win. Its clock runs like anyone's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EngineSpec {

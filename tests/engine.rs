@@ -245,8 +245,13 @@ fn no_level_misses_a_win_in_one() {
             for seed in 0..5 {
                 let record = Record::new(pos.clone());
                 let mut rng = SmallRng::seed_from_u64(seed);
-                let mv =
-                    level_choice(&record, Level::get(n).unwrap(), &mut rng, &FrozenClock).unwrap();
+                let mv = level_choice(
+                    record.state(),
+                    Level::get(n).unwrap(),
+                    &mut rng,
+                    &FrozenClock,
+                )
+                .unwrap();
                 let mut after = pos.clone();
                 after.play_unchecked(&mv);
                 assert!(

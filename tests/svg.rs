@@ -37,7 +37,7 @@ fn random_positions_of_every_game_are_well_formed_svg() {
         for game in 0..40 {
             let mut record = AnyRecord::new(kind, variants, None).unwrap();
             check_svg(
-                &pillarz::svg::render(&record, None),
+                &pillarz::svg::render(record.state(), None),
                 &format!("{kind} start"),
             );
             let plies = rng.random_range(1..80);
@@ -48,7 +48,7 @@ fn random_positions_of_every_game_are_well_formed_svg() {
                 }
                 let mv = moves[rng.random_range(0..moves.len())].clone();
                 record.play(&mv).unwrap();
-                let svg = pillarz::svg::render(&record, Some(&mv));
+                let svg = pillarz::svg::render(record.state(), Some(&mv));
                 check_svg(&svg, &format!("{kind} game {game}: {}", record.position()));
             }
         }
@@ -83,7 +83,7 @@ fn snapshots() {
     for (game, position, last) in cases {
         let kind: GameKind = game.parse().unwrap();
         let record = AnyRecord::new(kind, Variants::NONE, Some(position)).unwrap();
-        let svg = pillarz::svg::render(&record, last);
+        let svg = pillarz::svg::render(record.state(), last);
         let file = dir.join(format!("{game}.svg"));
         if std::env::var_os("PILLARZ_UPDATE_SNAPSHOTS").is_some() {
             std::fs::write(&file, &svg).unwrap();

@@ -168,6 +168,84 @@ pub struct GameView {
     pub engine_seats: BTreeMap<Seat, u8>,
 }
 
+/// What kind of change an event reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    /// A move was played (it may have ended the game).
+    Move,
+    /// A seat resigned.
+    Resign,
+    /// A seat's clock ran out.
+    Timeout,
+}
+
+/// One change of a game, as its events stream reports it: what happened, and the game's
+/// state right after.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({
+    "version": 3, "kind": "move", "at": 1_764_571_234_567_u64, "seat": "p2", "move": "b4+d2",
+    "ply": 2, "position": "00000/00o000/00000/0000o0/00x00x0 1", "turn": "p1",
+    "status": "ongoing", "result": null, "termination": null, "clock": null
+}))]
+pub struct GameEvent {
+    /// The game's version after the change (also the SSE `id`).
+    pub version: u64,
+    /// What happened.
+    pub kind: ChangeKind,
+    /// When, in epoch milliseconds.
+    pub at: u64,
+    /// Who moved, resigned or ran out of time.
+    pub seat: Seat,
+    /// The move played, canonically (for `kind` `move`).
+    #[serde(rename = "move")]
+    pub mv: Option<String>,
+    /// Moves played so far.
+    pub ply: u64,
+    /// The position after the change, in the game's notation.
+    pub position: String,
+    /// The seat to move next.
+    pub turn: Seat,
+    /// `ongoing` or `finished`.
+    pub status: Status,
+    /// Set when the game is finished.
+    pub result: Option<GameResult>,
+    /// Set when the game is finished.
+    pub termination: Option<TerminationKind>,
+    /// The clocks right after the change (`server_now` is `at`); null for an untimed game.
+    pub clock: Option<ClockView>,
+}
+
+/// One line of the NDJSON events stream (`Accept: application/x-ndjson`); the SSE stream sends
+/// the same `game` and `change` payloads as `data`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum StreamLine {
+    /// The whole game: the first line, or after a gap the log could not fill.
+    Game { version: u64, game: GameView },
+    /// One change.
+    Change { version: u64, change: GameEvent },
+    /// Nothing happened for a while.
+    Heartbeat,
+}
+
+impl GameView {
+    /// Follows one change of the events stream.
+    pub fn apply(&mut self, change: &GameEvent) {
+        self.version = change.version;
+        self.ply = change.ply;
+        self.position = change.position.clone();
+        self.turn = change.turn;
+        self.status = change.status;
+        self.result = change.result;
+        self.termination = change.termination;
+        self.clock = change.clock.clone();
+        if let Some(mv) = &change.mv {
+            self.moves.push(mv.clone());
+        }
+    }
+}
+
 /// The answer to `POST /v1/games`: the game and its seat tokens, shown only this once.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct CreatedGame {

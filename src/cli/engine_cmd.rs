@@ -114,7 +114,7 @@ impl Session {
             let clock = WallClock::start();
             let mut engine = engine.lock().unwrap_or_else(|e| e.into_inner());
             let analysis = engine.analyse(
-                &record,
+                record.state(),
                 &Params {
                     limit: limit.unwrap_or(Limit::Depth(crate::engine::limits::MAX_PLY)),
                     caps: Caps::NONE,

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use serde_json::{Value, json};
 
-use crate::api::{Catalog, ClockView, CreatedGame, GameView, LegalMoves, Seat, Status};
+use crate::api::{Catalog, ClockView, CreatedGame, GameView, LegalMoves, Seat, Status, StreamLine};
 use crate::client::api_client::decode;
 use crate::client::duration::{parse_clock, show_ms};
 use crate::client::{board, tokens};
@@ -379,22 +379,31 @@ pub fn watch(args: IdArgs) -> Result<ExitCode, CliError> {
     let client = args.client.validate()?;
     let clear = std::io::IsTerminal::is_terminal(&std::io::stdout());
     block_on(async {
+        let mut game: Option<GameView> = None;
         client
             .api
             .follow_lines(&format!("/v1/games/{}/events", args.id), |line| {
-                let event: Value = serde_json::from_str(line)
+                let event: StreamLine = serde_json::from_str(line)
                     .map_err(|e| crate::client::ClientError::Protocol(e.to_string()))?;
-                if event["event"] != "game" {
-                    return Ok(());
+                match event {
+                    StreamLine::Heartbeat => return Ok(()),
+                    StreamLine::Game { game: view, .. } => game = Some(view),
+                    StreamLine::Change { change, .. } => match &mut game {
+                        Some(view) => view.apply(&change),
+                        None => {
+                            return Err(crate::client::ClientError::Protocol(
+                                "a change before the game".into(),
+                            ));
+                        }
+                    },
                 }
                 if client.json {
                     println!("{line}");
-                } else {
-                    let view: GameView = decode(&event["game"])?;
+                } else if let Some(view) = &game {
                     if clear {
                         print!("\x1b[2J\x1b[H");
                     }
-                    print!("{}", describe(&view));
+                    print!("{}", describe(view));
                     println!();
                 }
                 Ok(())

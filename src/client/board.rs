@@ -6,17 +6,17 @@ use crate::rules::alcazar::{self, Point, Slot};
 use crate::rules::pilastri::{self, Square as PSquare};
 use crate::rules::pillarz::{self as pz, Square};
 use crate::rules::pyrga::{self, Shape, Space};
-use crate::rules::{AnyRecord, GameKind, Player};
+use crate::rules::{AnyState, GameKind, Player};
 
 /// The board of `position` as lines of text.
 pub fn render(kind: GameKind, variants: &[String], position: &str) -> Result<String, String> {
     let variants = kind.variants(variants).map_err(|e| e.to_string())?;
-    let record = AnyRecord::new(kind, variants, Some(position)).map_err(|e| e.to_string())?;
-    Ok(match &record {
-        AnyRecord::Pillarz(r) => pillarz_board(r.position()),
-        AnyRecord::Pilastri(r) => pilastri_board(r.position()),
-        AnyRecord::Pyrga(r) => pyrga_board(r.position()),
-        AnyRecord::Alcazar(r) => alcazar_board(r.position()),
+    let state = AnyState::new(kind, variants, Some(position)).map_err(|e| e.to_string())?;
+    Ok(match &state {
+        AnyState::Pillarz(s) => pillarz_board(s.position()),
+        AnyState::Pilastri(s) => pilastri_board(s.position()),
+        AnyState::Pyrga(s) => pyrga_board(s.position()),
+        AnyState::Alcazar(s) => alcazar_board(s.position()),
     })
 }
 

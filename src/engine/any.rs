@@ -1,5 +1,5 @@
 //! The engine for callers that pick the game at run time and speak notation (the service and
-//! the CLI): analysis of any game record, and the move of a computer opponent.
+//! the CLI): analysis of any game state, and the move of a computer opponent.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -9,8 +9,8 @@ use super::levels::Level;
 use super::limits::Clock;
 use super::score::Score;
 use super::search::{Engine, Params, Report, search};
-use crate::rules::record::Record;
-use crate::rules::{AnyRecord, GameKind, MoveList, alcazar, pilastri, pillarz, pyrga};
+use crate::rules::state::GameState;
+use crate::rules::{AnyState, GameKind, MoveList, alcazar, pilastri, pillarz, pyrga};
 
 /// One of the best moves, in notation.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,24 +57,24 @@ fn to_analysis<M: std::fmt::Display + Copy>(report: Report<M>) -> Analysis {
     }
 }
 
-fn analyse_record<G: Searchable>(record: &Record<G>, params: &Params<'_>) -> Analysis {
-    to_analysis(search(record.position(), record.history(), params))
+fn analyse_state<G: Searchable>(state: &GameState<G>, params: &Params<'_>) -> Analysis {
+    to_analysis(search(state.position(), state.history(), params))
 }
 
-/// Analyses the current position of `record`, its history included (Alcazar's repetitions).
-pub fn analyse(record: &AnyRecord, params: &Params<'_>) -> Analysis {
-    match record {
-        AnyRecord::Pillarz(r) => analyse_record(r, params),
-        AnyRecord::Pilastri(r) => analyse_record(r, params),
-        AnyRecord::Pyrga(r) => analyse_record(r, params),
-        AnyRecord::Alcazar(r) => analyse_record(r, params),
+/// Analyses the current position of `state`, its history included (Alcazar's repetitions).
+pub fn analyse(state: &AnyState, params: &Params<'_>) -> Analysis {
+    match state {
+        AnyState::Pillarz(s) => analyse_state(s, params),
+        AnyState::Pilastri(s) => analyse_state(s, params),
+        AnyState::Pyrga(s) => analyse_state(s, params),
+        AnyState::Alcazar(s) => analyse_state(s, params),
     }
 }
 
-/// The move a computer opponent of `level` plays in `record`; `rng` picks among the moves
+/// The move a computer opponent of `level` plays in `state`; `rng` picks among the moves
 /// within the level's margin of the best.
 pub fn level_choice<G: Searchable>(
-    record: &Record<G>,
+    record: &GameState<G>,
     level: Level,
     rng: &mut SmallRng,
     clock: &dyn Clock,
@@ -130,20 +130,20 @@ impl AnyEngine {
         }
     }
 
-    /// Analyses `record` with what earlier searches left in the table; `None` when the record
+    /// Analyses `state` with what earlier searches left in the table; `None` when the state
     /// is of another game than this engine's.
-    pub fn analyse(&mut self, record: &AnyRecord, params: &Params<'_>) -> Option<Analysis> {
-        let report = match (self, record) {
-            (AnyEngine::Pillarz(e), AnyRecord::Pillarz(r)) => {
+    pub fn analyse(&mut self, state: &AnyState, params: &Params<'_>) -> Option<Analysis> {
+        let report = match (self, state) {
+            (AnyEngine::Pillarz(e), AnyState::Pillarz(r)) => {
                 to_analysis(e.search(r.position(), r.history(), params))
             }
-            (AnyEngine::Pilastri(e), AnyRecord::Pilastri(r)) => {
+            (AnyEngine::Pilastri(e), AnyState::Pilastri(r)) => {
                 to_analysis(e.search(r.position(), r.history(), params))
             }
-            (AnyEngine::Pyrga(e), AnyRecord::Pyrga(r)) => {
+            (AnyEngine::Pyrga(e), AnyState::Pyrga(r)) => {
                 to_analysis(e.search(r.position(), r.history(), params))
             }
-            (AnyEngine::Alcazar(e), AnyRecord::Alcazar(r)) => {
+            (AnyEngine::Alcazar(e), AnyState::Alcazar(r)) => {
                 to_analysis(e.search(r.position(), r.history(), params))
             }
             _ => return None,
@@ -153,7 +153,7 @@ impl AnyEngine {
 }
 
 fn level_move<G: Searchable>(
-    record: &Record<G>,
+    record: &GameState<G>,
     level: Level,
     seed: u64,
     clock: &dyn Clock,
@@ -161,18 +161,18 @@ fn level_move<G: Searchable>(
     level_choice(record, level, &mut SmallRng::seed_from_u64(seed), clock).map(|m| m.to_string())
 }
 
-/// The move a computer opponent of `level` plays in `record`; `seed` drives the randomness of
+/// The move a computer opponent of `level` plays in `state`; `seed` drives the randomness of
 /// the low levels.
 pub fn computer_move(
-    record: &AnyRecord,
+    state: &AnyState,
     level: Level,
     seed: u64,
     clock: &dyn Clock,
 ) -> Option<String> {
-    match record {
-        AnyRecord::Pillarz(r) => level_move(r, level, seed, clock),
-        AnyRecord::Pilastri(r) => level_move(r, level, seed, clock),
-        AnyRecord::Pyrga(r) => level_move(r, level, seed, clock),
-        AnyRecord::Alcazar(r) => level_move(r, level, seed, clock),
+    match state {
+        AnyState::Pillarz(s) => level_move(s, level, seed, clock),
+        AnyState::Pilastri(s) => level_move(s, level, seed, clock),
+        AnyState::Pyrga(s) => level_move(s, level, seed, clock),
+        AnyState::Alcazar(s) => level_move(s, level, seed, clock),
     }
 }

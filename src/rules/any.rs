@@ -1,45 +1,47 @@
 //! The four games behind one type, for callers that choose the game at run time (the service
 //! and the CLI) and speak notation strings. Search code stays generic over [`Game`] instead.
+//!
+//! [`AnyState`] is a game's state (position and the history its rules need), rebuilt from
+//! stored notation without a replay; [`AnyRecord`] adds the start and the moves that led to it.
 
 use super::game::{Game, MoveList, Outcome, Player};
 use super::kind::{GameKind, RulesError, Variant, Variants};
-use super::record::Record;
+use super::state::GameState;
 use super::{alcazar, perft, pilastri, pillarz, pyrga};
 
-/// A game record of any of the four games.
+/// The state of a game of any of the four games.
 #[derive(Clone, Debug)]
-pub enum AnyRecord {
-    Pillarz(Record<pillarz::Position>),
-    Pilastri(Box<Record<pilastri::Position>>),
-    Pyrga(Record<pyrga::Position>),
-    Alcazar(Record<alcazar::Position>),
+pub enum AnyState {
+    Pillarz(GameState<pillarz::Position>),
+    Pilastri(Box<GameState<pilastri::Position>>),
+    Pyrga(GameState<pyrga::Position>),
+    Alcazar(GameState<alcazar::Position>),
 }
 
-/// Runs `$body` with `$r` bound to the inner `Record<G>`, whatever the game.
-macro_rules! with_record {
-    ($self:expr, $r:ident => $body:expr) => {
+/// Runs `$body` with `$s` bound to the inner `GameState<G>`, whatever the game.
+macro_rules! with_state {
+    ($self:expr, $s:ident => $body:expr) => {
         match $self {
-            AnyRecord::Pillarz($r) => $body,
-            AnyRecord::Pilastri($r) => $body,
-            AnyRecord::Pyrga($r) => $body,
-            AnyRecord::Alcazar($r) => $body,
+            AnyState::Pillarz($s) => $body,
+            AnyState::Pilastri($s) => $body,
+            AnyState::Pyrga($s) => $body,
+            AnyState::Alcazar($s) => $body,
         }
     };
 }
 
-fn start_record<G: Game>(
+fn parse_position<G: Game>(
     kind: GameKind,
     variants: Variants,
     position: Option<&str>,
-) -> Result<Record<G>, RulesError> {
-    let start = match position {
-        None => G::start(variants),
+) -> Result<G, RulesError> {
+    match position {
+        None => Ok(G::start(variants)),
         Some(text) => G::parse_position(text, variants).map_err(|e| RulesError::BadPosition {
             game: kind,
             message: e.to_string(),
-        })?,
-    };
-    Ok(Record::new(start))
+        }),
+    }
 }
 
 fn parse_move<G: Game>(kind: GameKind, input: &str) -> Result<G::Move, RulesError> {
@@ -50,8 +52,153 @@ fn parse_move<G: Game>(kind: GameKind, input: &str) -> Result<G::Move, RulesErro
     })
 }
 
+/// [`parse_move`] with the game type taken from a state (so the macro arms can call it).
+fn parse_move_in<G: Game>(
+    _state: &GameState<G>,
+    kind: GameKind,
+    input: &str,
+) -> Result<G::Move, RulesError> {
+    parse_move::<G>(kind, input)
+}
+
 fn names<M: std::fmt::Display>(moves: &[M]) -> Vec<String> {
     moves.iter().map(ToString::to_string).collect()
+}
+
+impl AnyState {
+    /// A game at the start position of these variants, or at `position`; `history` holds the
+    /// repetition keys of the positions the game went through before (oldest first).
+    pub fn resume(
+        kind: GameKind,
+        variants: Variants,
+        position: Option<&str>,
+        history: Vec<u64>,
+    ) -> Result<AnyState, RulesError> {
+        Ok(match kind {
+            GameKind::Pillarz => AnyState::Pillarz(GameState::resume(
+                parse_position(kind, variants, position)?,
+                history,
+            )),
+            GameKind::Pilastri => AnyState::Pilastri(Box::new(GameState::resume(
+                parse_position(kind, variants, position)?,
+                history,
+            ))),
+            GameKind::Pyrga => AnyState::Pyrga(GameState::resume(
+                parse_position(kind, variants, position)?,
+                history,
+            )),
+            GameKind::Alcazar => AnyState::Alcazar(GameState::resume(
+                parse_position(kind, variants, position)?,
+                history,
+            )),
+        })
+    }
+
+    /// A new game from the start position of these variants, or from `position`.
+    pub fn new(
+        kind: GameKind,
+        variants: Variants,
+        position: Option<&str>,
+    ) -> Result<AnyState, RulesError> {
+        AnyState::resume(kind, variants, position, Vec::new())
+    }
+
+    pub fn kind(&self) -> GameKind {
+        match self {
+            AnyState::Pillarz(_) => GameKind::Pillarz,
+            AnyState::Pilastri(_) => GameKind::Pilastri,
+            AnyState::Pyrga(_) => GameKind::Pyrga,
+            AnyState::Alcazar(_) => GameKind::Alcazar,
+        }
+    }
+
+    /// The variants in force. A Pilastri position fixes its own size, so an 8×8 position means
+    /// `size-8` even when it was not asked for.
+    pub fn variants(&self) -> Variants {
+        match self {
+            AnyState::Pilastri(s) => {
+                let mut v = Variants::NONE;
+                if s.position().size() == 8 {
+                    v = v.with(Variant::Size8);
+                }
+                if s.position().jumpers() {
+                    v = v.with(Variant::Jumpers);
+                }
+                v
+            }
+            _ => Variants::NONE,
+        }
+    }
+
+    /// The current position in notation.
+    pub fn position(&self) -> String {
+        with_state!(self, s => s.position().to_string())
+    }
+
+    pub fn turn(&self) -> Player {
+        with_state!(self, s => s.position().turn())
+    }
+
+    /// Repetition keys of the positions before the current one, oldest first.
+    pub fn history(&self) -> &[u64] {
+        with_state!(self, s => s.history())
+    }
+
+    /// Every legal move, canonically, in generation order.
+    pub fn legal_moves(&self) -> Vec<String> {
+        with_state!(self, s => {
+            let mut moves = MoveList::new();
+            s.legal_moves(&mut moves);
+            names(&moves)
+        })
+    }
+
+    /// Checks a move given in (lenient) notation without playing it; returns its canonical
+    /// form.
+    pub fn check(&self, input: &str) -> Result<String, RulesError> {
+        let kind = self.kind();
+        with_state!(self, s => {
+            let mv = parse_move_in(s, kind, input)?;
+            s.check(&mv)?;
+            Ok(mv.to_string())
+        })
+    }
+
+    /// Plays a move given in (lenient) notation; returns its canonical form and the repetition
+    /// key the history gained (games that forbid repetition).
+    pub fn play(&mut self, input: &str) -> Result<(String, Option<u64>), RulesError> {
+        let kind = self.kind();
+        with_state!(self, s => {
+            let mv = parse_move_in(s, kind, input)?;
+            let key = s.play(&mv)?;
+            Ok((mv.to_string(), key))
+        })
+    }
+
+    pub fn outcome(&self) -> Option<Outcome> {
+        with_state!(self, s => s.outcome())
+    }
+
+    /// Perft from the current position, with the game's history for the repetition rule.
+    pub fn perft(&self, depth: u32) -> u64 {
+        with_state!(self, s => perft::perft(s.position(), depth, s.history()))
+    }
+
+    /// Perft per root move.
+    pub fn divide(&self, depth: u32) -> Vec<(String, u64)> {
+        with_state!(self, s => perft::divide(s.position(), depth, s.history())
+            .into_iter()
+            .map(|(m, n)| (m.to_string(), n))
+            .collect())
+    }
+}
+
+/// A game record of any of the four games: its start, its moves (canonically) and its state.
+#[derive(Clone, Debug)]
+pub struct AnyRecord {
+    start: String,
+    moves: Vec<String>,
+    state: AnyState,
 }
 
 impl AnyRecord {
@@ -61,17 +208,15 @@ impl AnyRecord {
         variants: Variants,
         position: Option<&str>,
     ) -> Result<AnyRecord, RulesError> {
-        Ok(match kind {
-            GameKind::Pillarz => AnyRecord::Pillarz(start_record(kind, variants, position)?),
-            GameKind::Pilastri => {
-                AnyRecord::Pilastri(Box::new(start_record(kind, variants, position)?))
-            }
-            GameKind::Pyrga => AnyRecord::Pyrga(start_record(kind, variants, position)?),
-            GameKind::Alcazar => AnyRecord::Alcazar(start_record(kind, variants, position)?),
+        let state = AnyState::new(kind, variants, position)?;
+        Ok(AnyRecord {
+            start: state.position(),
+            moves: Vec::new(),
+            state,
         })
     }
 
-    /// Rebuilds a game from its start position and its moves (as stored).
+    /// Rebuilds a game from its start position and its moves, checking every move.
     pub fn replay<S: AsRef<str>>(
         kind: GameKind,
         variants: Variants,
@@ -86,108 +231,70 @@ impl AnyRecord {
     }
 
     pub fn kind(&self) -> GameKind {
-        match self {
-            AnyRecord::Pillarz(_) => GameKind::Pillarz,
-            AnyRecord::Pilastri(_) => GameKind::Pilastri,
-            AnyRecord::Pyrga(_) => GameKind::Pyrga,
-            AnyRecord::Alcazar(_) => GameKind::Alcazar,
-        }
+        self.state.kind()
     }
 
-    /// The variants in force. A Pilastri position fixes its own size, so an 8×8 position means
-    /// `size-8` even when it was not asked for.
     pub fn variants(&self) -> Variants {
-        match self {
-            AnyRecord::Pilastri(r) => {
-                let mut v = Variants::NONE;
-                if r.position().size() == 8 {
-                    v = v.with(Variant::Size8);
-                }
-                if r.position().jumpers() {
-                    v = v.with(Variant::Jumpers);
-                }
-                v
-            }
-            _ => Variants::NONE,
-        }
+        self.state.variants()
+    }
+
+    /// The position and the history its rules look at.
+    pub fn state(&self) -> &AnyState {
+        &self.state
     }
 
     /// The current position in notation.
     pub fn position(&self) -> String {
-        with_record!(self, r => r.position().to_string())
+        self.state.position()
     }
 
     /// The start position in notation.
-    pub fn start_position(&self) -> String {
-        with_record!(self, r => r.start().to_string())
+    pub fn start_position(&self) -> &str {
+        &self.start
     }
 
     pub fn turn(&self) -> Player {
-        with_record!(self, r => r.position().turn())
+        self.state.turn()
     }
 
     /// Moves played so far.
     pub fn ply(&self) -> usize {
-        with_record!(self, r => r.moves().len())
+        self.moves.len()
     }
 
     /// The moves played, canonically.
-    pub fn moves(&self) -> Vec<String> {
-        with_record!(self, r => names(r.moves()))
+    pub fn moves(&self) -> &[String] {
+        &self.moves
     }
 
     /// Every legal move, canonically, in generation order.
     pub fn legal_moves(&self) -> Vec<String> {
-        with_record!(self, r => {
-            let mut moves = MoveList::new();
-            r.legal_moves(&mut moves);
-            names(&moves)
-        })
+        self.state.legal_moves()
     }
 
     /// Plays a move given in (lenient) notation; returns its canonical form.
     pub fn play(&mut self, input: &str) -> Result<String, RulesError> {
-        let kind = self.kind();
-        with_record!(self, r => {
-            let mv = parse_move_for(r, kind, input)?;
-            r.play(mv)?;
-            Ok(mv.to_string())
-        })
+        let (canonical, _) = self.state.play(input)?;
+        self.moves.push(canonical.clone());
+        Ok(canonical)
     }
 
     /// Checks a move without playing it; returns its canonical form.
     pub fn check(&self, input: &str) -> Result<String, RulesError> {
-        let kind = self.kind();
-        with_record!(self, r => {
-            let mv = parse_move_for(r, kind, input)?;
-            r.check(&mv)?;
-            Ok(mv.to_string())
-        })
+        self.state.check(input)
     }
 
     pub fn outcome(&self) -> Option<Outcome> {
-        with_record!(self, r => r.outcome())
+        self.state.outcome()
     }
 
     /// Perft from the current position, with the game's history for the repetition rule.
     pub fn perft(&self, depth: u32) -> u64 {
-        with_record!(self, r => perft::perft(r.position(), depth, r.history()))
+        self.state.perft(depth)
     }
 
     /// Perft per root move.
     pub fn divide(&self, depth: u32) -> Vec<(String, u64)> {
-        with_record!(self, r => perft::divide(r.position(), depth, r.history())
-            .into_iter()
-            .map(|(m, n)| (m.to_string(), n))
-            .collect())
+        self.state.divide(depth)
     }
-}
-
-/// [`parse_move`] with the game type taken from a record (so the macro arms can call it).
-fn parse_move_for<G: Game>(
-    _record: &Record<G>,
-    kind: GameKind,
-    input: &str,
-) -> Result<G::Move, RulesError> {
-    parse_move::<G>(kind, input)
 }

@@ -5,7 +5,7 @@
 //! syntactically first and then checked against a position, [`Game::play`] leaves the position
 //! untouched when the move is illegal, and [`Game::play_unchecked`] is the fast path for search.
 //! Rules that depend on more than the position (Alcazar's no-repetition rule) live one level up,
-//! in [`record::Record`].
+//! in [`state::GameState`]: the position plus the history its rules look at.
 
 pub mod alcazar;
 mod any;
@@ -17,8 +17,9 @@ pub mod pilastri;
 pub mod pillarz;
 pub mod pyrga;
 pub mod record;
+pub mod state;
 mod zobrist;
 
-pub use any::AnyRecord;
+pub use any::{AnyRecord, AnyState};
 pub use game::{Game, IllegalMove, MoveList, Outcome, PlayError, Player, Termination, Winner};
 pub use kind::{GameKind, ParseGameKindError, RulesError, Variant, Variants};

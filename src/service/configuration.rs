@@ -68,6 +68,17 @@ pub struct ServeArgs {
     /// Most nodes an analysis may search.
     #[arg(long, env = "PILLARZ_ANALYSIS_MAX_NODES", default_value_t = 20_000_000)]
     pub analysis_max_nodes: u64,
+    /// Engine seats thinking at once in this replica (0: one per core).
+    #[arg(long, env = "PILLARZ_ENGINE_THREADS", default_value_t = 0)]
+    pub engine_threads: usize,
+    /// Of those, how many games whose both seats are engines may hold at once (0: half of
+    /// --engine-threads, at least 1), so they never starve games with a person waiting.
+    #[arg(long, env = "PILLARZ_ENGINE_ONLY_THREADS", default_value_t = 0)]
+    pub engine_only_threads: usize,
+    /// Megabytes of recently used games this replica keeps decoded (a cache: the store stays
+    /// the truth).
+    #[arg(long, env = "PILLARZ_CACHE_MB", default_value_t = 64)]
+    pub cache_mb: u64,
 }
 
 /// The analysis pool's size and the caps every analysis runs under.
@@ -122,6 +133,15 @@ pub struct Settings {
     pub json_logs: bool,
     pub events_heartbeat: Duration,
     pub analysis: AnalysisSettings,
+    /// Engine seats thinking at once.
+    pub engine_threads: usize,
+    /// Of those, the most that games without a person may hold.
+    pub engine_only_threads: usize,
+    /// The game cache's size in bytes.
+    pub cache_bytes: u64,
+    /// How far this process's clock is off the true time, in milliseconds: always 0 in
+    /// service; tests set it to play a replica whose clock is wrong.
+    pub clock_skew_ms: i64,
 }
 
 fn cores() -> usize {
@@ -189,6 +209,16 @@ impl Settings {
         {
             return Err("the --analysis-max-* caps must be at least 1".into());
         }
+        let engine_threads = if args.engine_threads == 0 {
+            cores()
+        } else {
+            args.engine_threads
+        };
+        let engine_only_threads = if args.engine_only_threads == 0 {
+            (engine_threads / 2).max(1)
+        } else {
+            args.engine_only_threads.min(engine_threads)
+        };
         Ok(Settings {
             listen,
             store,
@@ -216,6 +246,10 @@ impl Settings {
                     max_time_ms: args.analysis_max_movetime_ms,
                 },
             },
+            engine_threads,
+            engine_only_threads,
+            cache_bytes: args.cache_mb * 1024 * 1024,
+            clock_skew_ms: 0,
         })
     }
 
@@ -244,6 +278,10 @@ impl Settings {
                     max_time_ms: 5000,
                 },
             },
+            engine_threads: 2,
+            engine_only_threads: 1,
+            cache_bytes: 16 * 1024 * 1024,
+            clock_skew_ms: 0,
         }
     }
 }

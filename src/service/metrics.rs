@@ -17,6 +17,7 @@ pub struct Metrics {
     pub latency: HistogramVec,
     pub moves_applied: IntCounter,
     pub cas_conflicts: IntCounter,
+    pub engine_failures: IntCounter,
     pub store_errors: IntCounter,
     pub store_games: IntGauge,
     pub analysis_queue: IntGauge,
@@ -47,6 +48,11 @@ fn build() -> Metrics {
         "Writes that lost a compare-and-set race and were recomputed",
     )
     .expect("valid");
+    let engine_failures = IntCounter::new(
+        "engine_failures_total",
+        "Engine-seat searches that failed (panicked); their seats are retried",
+    )
+    .expect("valid");
     let store_errors =
         IntCounter::new("store_errors_total", "Requests failed by the store").expect("valid");
     let store_games = IntGauge::new(
@@ -70,6 +76,7 @@ fn build() -> Metrics {
         Box::new(latency.clone()),
         Box::new(moves_applied.clone()),
         Box::new(cas_conflicts.clone()),
+        Box::new(engine_failures.clone()),
         Box::new(store_errors.clone()),
         Box::new(store_games.clone()),
         Box::new(analysis_queue.clone()),
@@ -83,6 +90,7 @@ fn build() -> Metrics {
         latency,
         moves_applied,
         cas_conflicts,
+        engine_failures,
         store_errors,
         store_games,
         analysis_queue,

@@ -2,14 +2,16 @@
 //!
 //! Layout: `configuration` (settings), `telemetry` (logs), `startup` (the app, shared by
 //! `pillarz serve` and the tests), `routes/<resource>`, `games` (the compare-and-set loop),
-//! `domain` (validated types and the stored game), `store` (memory or Redis), `error` (the one
-//! table of error codes).
+//! `cache` (this replica's decoded games), `engine_seats` (the service's own players),
+//! `sweeper` (games that progress with nobody asking), `domain` (validated types and the
+//! stored game), `store` (memory or Redis), `error` (the one table of error codes).
 
 pub mod analysis_pool;
 pub mod body_timeout;
-pub mod computer;
+pub mod cache;
 pub mod configuration;
 pub mod domain;
+pub mod engine_seats;
 pub mod error;
 pub mod games;
 pub mod metrics;
@@ -19,4 +21,5 @@ pub mod routes;
 pub mod startup;
 pub mod state;
 pub mod store;
+pub mod sweeper;
 pub mod telemetry;

@@ -6,26 +6,31 @@ use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
 
+use futures_util::future::BoxFuture;
+
 use super::configuration::{Settings, StoreSettings};
 use super::routes;
 use super::state::AppState;
-use super::store::{MemoryStore, RedisStore, Store};
-use super::{body_timeout, request_id};
+use super::store::{MemoryStore, RedisStore, Store, StoreClock, index_lifetime};
+use super::{body_timeout, request_id, sweeper};
 
-/// A bound, not yet running server.
+/// A bound, not yet running server, and the background work that lives as long as it: the
+/// store's change listener or expiry sweep, and the sweeper of due games.
 pub struct Application {
     port: u16,
     server: Server,
+    background: Vec<BoxFuture<'static, ()>>,
 }
 
 impl Application {
     /// Opens the store (lazily, for Redis) and binds the listener (port 0 picks a free port).
-    /// Must be called within a Tokio runtime (it starts the store's change listener).
     pub fn build(settings: Settings) -> anyhow::Result<Application> {
+        let clock = StoreClock::with_skew(settings.clock_skew_ms);
+        let mut background: Vec<BoxFuture<'static, ()>> = Vec::new();
         let store = match &settings.store {
             StoreSettings::Memory => {
-                let store = MemoryStore::new(settings.memory_max_games);
-                store.spawn_sweeper();
+                let store = MemoryStore::new(settings.memory_max_games, clock);
+                background.push(Box::pin(store.sweeper()));
                 Store::Memory(Box::new(store))
             }
             StoreSettings::Redis { url, prefix } => {
@@ -36,8 +41,14 @@ impl Application {
                         })?),
                         None => None,
                     };
-                let store = RedisStore::new(url, prefix, ca.as_deref())?;
-                store.spawn_listener();
+                let store = RedisStore::new(
+                    url,
+                    prefix,
+                    ca.as_deref(),
+                    clock,
+                    index_lifetime(settings.idle_ttl, settings.finished_ttl),
+                )?;
+                background.push(Box::pin(store.listener()));
                 Store::Redis(Box::new(store))
             }
         };
@@ -47,6 +58,7 @@ impl Application {
         let body_limit = settings.body_limit;
         let request_timeout = settings.request_timeout;
         let state = web::Data::new(AppState::new(store, settings));
+        background.push(Box::pin(sweeper::run(state.clone())));
         let mut server = HttpServer::new(move || {
             App::new()
                 .wrap(from_fn(move |req, next| {
@@ -62,7 +74,11 @@ impl Application {
             server = server.workers(workers);
         }
         let server = server.listen(listener)?.run();
-        Ok(Application { port, server })
+        Ok(Application {
+            port,
+            server,
+            background,
+        })
     }
 
     pub fn port(&self) -> u16 {
@@ -74,8 +90,15 @@ impl Application {
         self.server.handle()
     }
 
-    /// Serves until stopped (SIGINT/SIGTERM finish in-flight requests, then return).
+    /// Serves until stopped (SIGINT/SIGTERM finish in-flight requests, then return); the
+    /// background work stops with the server.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let mut tasks = tokio::task::JoinSet::new();
+        for task in self.background {
+            tasks.spawn(task);
+        }
+        let served = self.server.await;
+        tasks.abort_all();
+        served
     }
 }

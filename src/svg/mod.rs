@@ -8,7 +8,7 @@ mod pyrga;
 
 use std::fmt::Write;
 
-use crate::rules::{AnyRecord, Game};
+use crate::rules::{AnyState, Game};
 
 /// Cell colours and strokes shared by the games.
 pub(crate) const P1_FILL: &str = "#f4f1e8";
@@ -16,17 +16,17 @@ pub(crate) const P2_FILL: &str = "#2b2b2b";
 pub(crate) const MARK: &str = "#e8a317";
 pub(crate) const INK: &str = "#333";
 
-/// The picture of the current position of `record`, marking `last` (in the game's notation) if
+/// The picture of the current position of `state`, marking `last` (in the game's notation) if
 /// given and parseable.
-pub fn render(record: &AnyRecord, last: Option<&str>) -> String {
-    match record {
-        AnyRecord::Pillarz(r) => pillarz::draw(r.position(), parse_last::<_>(r.position(), last)),
-        AnyRecord::Pilastri(r) => pilastri::draw(r.position(), parse_last::<_>(r.position(), last)),
-        AnyRecord::Pyrga(r) => {
+pub fn render(state: &AnyState, last: Option<&str>) -> String {
+    match state {
+        AnyState::Pillarz(r) => pillarz::draw(r.position(), parse_last::<_>(r.position(), last)),
+        AnyState::Pilastri(r) => pilastri::draw(r.position(), parse_last::<_>(r.position(), last)),
+        AnyState::Pyrga(r) => {
             let last = parse_last::<_>(r.position(), last).or(r.position().last());
             pyrga::draw(r.position(), last)
         }
-        AnyRecord::Alcazar(r) => alcazar::draw(r.position(), parse_last::<_>(r.position(), last)),
+        AnyState::Alcazar(r) => alcazar::draw(r.position(), parse_last::<_>(r.position(), last)),
     }
 }
 

@@ -120,7 +120,7 @@ async fn a_lease_left_by_a_dead_replica_lapses_and_the_engine_resumes() {
     // A replica that died while thinking for p2 left its lease behind.
     let mut conn = redis.connection();
     let _: () = redis::cmd("SET")
-        .arg(format!("lease:{{{id}}}:lease"))
+        .arg(crate::helpers::redis_key("lease", &id, "l"))
         .arg("dead-replica")
         .arg("PX")
         .arg(1200)

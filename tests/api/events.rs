@@ -2,21 +2,32 @@
 
 use std::time::Duration;
 
-use pillarz::api::{GameView, Seat, Status};
+use pillarz::api::{GameEvent, GameView, Seat, Status, StreamLine};
 use serde_json::{Value, json};
 
 use crate::helpers::{RedisServer, TestApp, settings_for};
 
-/// Reads a live stream event by event.
+/// Reads a live stream event by event, keeping the game it describes current.
 struct Stream {
     response: reqwest::Response,
     buffer: String,
+    /// The game as of the last event.
+    view: Option<GameView>,
 }
 
 /// One SSE event or NDJSON line, parsed.
 #[derive(Debug)]
 enum Event {
-    Game { version: u64, view: Box<GameView> },
+    /// The whole game.
+    Game {
+        version: u64,
+        view: Box<GameView>,
+    },
+    /// One change.
+    Change {
+        version: u64,
+        change: Box<GameEvent>,
+    },
     Heartbeat,
 }
 
@@ -34,6 +45,36 @@ impl Stream {
         Stream {
             response,
             buffer: String::new(),
+            view: None,
+        }
+    }
+
+    /// Resumes after `view`, the last game an earlier stream showed.
+    async fn resume(app: &TestApp, accept: &str, view: GameView) -> Stream {
+        let mut stream = Stream::open(app, &view.id, accept, Some(view.version)).await;
+        stream.view = Some(view);
+        stream
+    }
+
+    fn parse(kind: &str, version: u64, data: &str) -> Event {
+        match kind {
+            "game" => {
+                let view: GameView = serde_json::from_str(data).unwrap();
+                assert_eq!(view.version, version);
+                Event::Game {
+                    version,
+                    view: Box::new(view),
+                }
+            }
+            "change" => {
+                let change: GameEvent = serde_json::from_str(data).unwrap();
+                assert_eq!(change.version, version);
+                Event::Change {
+                    version,
+                    change: Box::new(change),
+                }
+            }
+            other => panic!("unknown event {other:?}"),
         }
     }
 
@@ -51,37 +92,31 @@ impl Stream {
                 if block.starts_with(':') {
                     return Some(Event::Heartbeat);
                 }
-                let mut version = 0;
-                let mut data = "";
+                let (mut version, mut kind, mut data) = (0, "", "");
                 for line in block.lines() {
                     if let Some(v) = line.strip_prefix("id: ") {
                         version = v.parse().unwrap();
+                    } else if let Some(k) = line.strip_prefix("event: ") {
+                        kind = k;
                     } else if let Some(d) = line.strip_prefix("data: ") {
                         data = d;
                     } else {
-                        assert!(line == "event: game" || line.is_empty(), "{line}");
+                        assert!(line.is_empty(), "{line}");
                     }
                 }
-                let view: GameView = serde_json::from_str(data).unwrap();
-                assert_eq!(view.version, version);
-                return Some(Event::Game {
-                    version,
-                    view: Box::new(view),
-                });
+                return Some(Stream::parse(kind, version, data));
             }
             if let Some(end) = ndjson {
                 let line: String = self.buffer.drain(..end + 1).collect();
                 let value: Value = serde_json::from_str(line.trim()).unwrap();
-                if value["event"] == "heartbeat" {
+                // Every line is a typed stream line too.
+                let typed: StreamLine = serde_json::from_value(value.clone()).unwrap();
+                if typed == StreamLine::Heartbeat {
                     return Some(Event::Heartbeat);
                 }
-                assert_eq!(value["event"], "game");
-                let view: GameView = serde_json::from_value(value["game"].clone()).unwrap();
-                assert_eq!(value["version"], view.version);
-                return Some(Event::Game {
-                    version: view.version,
-                    view: Box::new(view),
-                });
+                let kind = value["event"].as_str().unwrap().to_string();
+                let version = value["version"].as_u64().unwrap();
+                return Some(Stream::parse(&kind, version, &value[&kind].to_string()));
             }
             let chunk = tokio::time::timeout(Duration::from_secs(10), self.response.chunk())
                 .await
@@ -94,11 +129,20 @@ impl Stream {
         }
     }
 
-    /// The next game event, skipping heartbeats.
+    /// The game after the next game or change event, skipping heartbeats.
     async fn game(&mut self) -> Option<(u64, GameView)> {
         loop {
             match self.next().await? {
-                Event::Game { version, view } => return Some((version, *view)),
+                Event::Game { version, view } => {
+                    self.view = Some(*view);
+                    return Some((version, self.view.clone().unwrap()));
+                }
+                Event::Change { version, change } => {
+                    let view = self.view.as_mut().expect("a change follows a game");
+                    assert_eq!(change.version, view.version + 1, "no change is skipped");
+                    view.apply(&change);
+                    return Some((version, view.clone()));
+                }
                 Event::Heartbeat => {}
             }
         }
@@ -159,11 +203,12 @@ async fn reconnecting_with_last_event_id_resumes_without_loss_or_duplicates() {
     let mut stream = Stream::open(&app, &id, "text/event-stream", None).await;
     assert_eq!(stream.game().await.unwrap().0, 1);
     play(Seat::P1, "Kd8").await;
-    assert_eq!(stream.game().await.unwrap().0, 2);
+    let (two, seen) = stream.game().await.unwrap();
+    assert_eq!(two, 2);
     drop(stream); // the connection drops
     play(Seat::P2, "Kf2").await;
     play(Seat::P1, "Kb8").await;
-    let mut resumed = Stream::open(&app, &id, "text/event-stream", Some(2)).await;
+    let mut resumed = Stream::resume(&app, "text/event-stream", seen).await;
     let (v3, view3) = resumed.game().await.unwrap();
     let (v4, view4) = resumed.game().await.unwrap();
     assert_eq!((v3, v4), (3, 4));
@@ -182,10 +227,11 @@ async fn ndjson_heartbeats_and_a_flag_nobody_else_notices() {
         .create(json!({"game": "pyrga", "time_control": {"initial_ms": 1500, "increment_ms": 0}}))
         .await;
     let mut stream = Stream::open(&app, &created.game.id, "application/x-ndjson", None).await;
-    assert!(matches!(
-        stream.next().await,
-        Some(Event::Game { version: 1, .. })
-    ));
+    let first = stream.next().await;
+    let Some(Event::Game { version: 1, view }) = first else {
+        panic!("the stream starts with the game: {first:?}");
+    };
+    stream.view = Some(*view);
     assert!(
         matches!(stream.next().await, Some(Event::Heartbeat)),
         "idle: a heartbeat"
@@ -230,7 +276,7 @@ async fn a_last_event_id_beyond_the_game_is_refused() {
     let body = crate::helpers::assert_problem(ahead, 400, "event_id_ahead").await;
     assert!(body["detail"].as_str().unwrap().contains('5'), "{body}");
     // The current version itself is fine: nothing missed, the stream waits for the next.
-    let mut stream = Stream::open(&app, id, "text/event-stream", Some(1)).await;
+    let mut stream = Stream::resume(&app, "text/event-stream", created.game.clone()).await;
     let played = app.play(id, &created.tokens[&Seat::P1], "a1+b1").await;
     assert_eq!(played.status(), 200);
     assert_eq!(stream.game().await.unwrap().0, 2);

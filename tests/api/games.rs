@@ -48,13 +48,16 @@ async fn create_answers_201_with_location_view_and_tokens() {
 
     // The store holds a compact record with token digests, never the tokens themselves.
     let mut conn = redis.connection();
-    let data: String = redis::cmd("HGET")
-        .arg(format!("test:{{{id}}}:g"))
-        .arg("d")
+    let (header, live): (String, String) = redis::cmd("HMGET")
+        .arg(crate::helpers::redis_key("test", id, "g"))
+        .arg("c")
+        .arg("s")
         .query(&mut conn)
         .unwrap();
-    assert!(!data.contains(p1) && !data.contains(p2));
-    assert!(data.len() < 400, "compact record: {data}");
+    for data in [&header, &live] {
+        assert!(!data.contains(p1) && !data.contains(p2));
+        assert!(data.len() < 400, "compact record: {data}");
+    }
 
     // The tokens are shown only at creation.
     let view: Value = app.get(&location).await.json().await.unwrap();

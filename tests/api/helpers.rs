@@ -11,6 +11,12 @@ use pillarz::service::startup::Application;
 use reqwest::{Response, StatusCode};
 use serde_json::{Value, json};
 
+/// The Redis key of part `part` (`g` game, `e` events, `i` answers, `l` lease) of game `id`
+/// under `prefix`, as the Redis store lays them out (shard `{<first two hex digits>}`).
+pub fn redis_key(prefix: &str, id: &str, part: &str) -> String {
+    format!("{prefix}:{{{}}}:{id}:{part}", &id[..2])
+}
+
 /// A private `redis-server` on a free loopback port; killed when dropped.
 pub struct RedisServer {
     pub port: u16,

@@ -80,7 +80,7 @@ async fn finished_games_expire_after_the_configured_ttl() {
     assert_eq!(resign.status(), 200);
     let mut conn = redis.connection();
     let ttl: i64 = redis::cmd("PTTL")
-        .arg(format!("ttl:{{{id}}}:g"))
+        .arg(crate::helpers::redis_key("ttl", &id, "g"))
         .query(&mut conn)
         .unwrap();
     assert!(ttl > 0 && ttl <= 1000, "ttl {ttl}");

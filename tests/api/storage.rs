@@ -29,8 +29,8 @@ async fn every_redis_key_has_a_lifetime_renewed_by_each_change() {
     let created = app.create(json!({"game": "pillarz"})).await;
     let id = &created.game.id;
     let mut conn = redis.connection();
-    let game_key = format!("ttl:{{{id}}}:g");
-    let events_key = format!("ttl:{{{id}}}:ev");
+    let game_key = crate::helpers::redis_key("ttl", id, "g");
+    let events_key = crate::helpers::redis_key("ttl", id, "e");
     for key in [&game_key, &events_key] {
         let ttl = pttl(&mut conn, key);
         assert!(

@@ -84,7 +84,9 @@ impl Agent {
             Agent::Uct { movetime_ms } => {
                 Some(uct::choose(record, &moves, movetime_ms, clock, rng))
             }
-            Agent::Level(level) => crate::engine::any::level_choice(record, level, rng, clock),
+            Agent::Level(level) => {
+                crate::engine::any::level_choice(record.state(), level, rng, clock)
+            }
             Agent::Engine { movetime_ms } => {
                 EnginePlayer::new(movetime_ms).think(record, &moves, clock)
             }

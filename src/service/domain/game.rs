@@ -1,21 +1,30 @@
-//! A game as the service keeps it: the rules record plus seats, clocks and how it ended.
+//! A game as the service keeps it: its rules state plus seats, clocks and how it ended.
 //!
-//! The stored form is compact — the start position, the moves, two token digests, the clocks
-//! at the start of the current turn — and the rules record is rebuilt from it by replaying the
-//! moves, so the history rules (Alcazar's no-repetition) hold across replicas and restarts.
-//! Clocks are computed lazily from `turn_started_at`: no timers run anywhere.
+//! The stored form has four parts: the header (what never changes: game, variants, start, seat
+//! token digests, time control, engine seats), the live part (position, ply, clocks, end), the
+//! moves so far, and the repetition keys of the earlier positions (Alcazar only). A request
+//! rebuilds the rules state from the position and those keys, never by replaying moves, so its
+//! cost does not grow with the game's length; every change appends one move and one key at
+//! most, so the store can append instead of rewriting.
+//!
+//! Clocks are computed lazily from `turn_started_at`: no timers run here. Every change is one
+//! [`Event`], and the live part after a version follows from that version's event alone (with
+//! the moves before it), which is how an old answer can be rebuilt exactly.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::event::Event;
 use super::game_id::GameId;
 use super::seat_token::SeatToken;
 use super::time_control::ValidTimeControl;
-use crate::api::{ClockView, GameResult, GameView, Seat, Status, TerminationKind};
-use crate::rules::{AnyRecord, GameKind, Outcome, Player, Termination, Winner};
+use crate::api::{
+    ChangeKind, ClockView, GameEvent, GameResult, GameView, Seat, Status, TerminationKind,
+};
+use crate::rules::{AnyState, GameKind, Outcome, Player, Termination, Variants, Winner};
 use crate::service::error::{ApiError, ErrorCode};
-use crate::service::store::Versioned;
 
 pub fn seat_of(player: Player) -> Seat {
     match player {
@@ -44,43 +53,67 @@ fn termination_kind(t: Termination) -> TerminationKind {
     }
 }
 
-/// The persisted record (short field names: it is stored once per game and read on every
-/// request).
+fn winner_result(w: Winner) -> GameResult {
+    match w {
+        Winner::Player(Player::P1) => GameResult::P1,
+        Winner::Player(Player::P2) => GameResult::P2,
+        Winner::Draw => GameResult::Draw,
+    }
+}
+
+fn opponent_wins(seat: Seat) -> GameResult {
+    match seat {
+        Seat::P1 => GameResult::P2,
+        Seat::P2 => GameResult::P1,
+    }
+}
+
+/// What never changes after creation (short field names: stored once per game).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-struct Record {
+struct Header {
     #[serde(rename = "g")]
     game: String,
     #[serde(rename = "var", default, skip_serializing_if = "Vec::is_empty")]
     variants: Vec<String>,
     #[serde(rename = "s")]
     start: String,
-    #[serde(rename = "m", default)]
-    moves: Vec<String>,
-    /// SHA-256 of the `p1` and `p2` tokens.
+    /// Digests of the `p1` and `p2` tokens.
     #[serde(rename = "tok")]
     token_digests: [String; 2],
     /// `[initial_ms, increment_ms]`, absent when untimed.
     #[serde(rename = "tc", default, skip_serializing_if = "Option::is_none")]
     time_control: Option<[u64; 2]>,
+    /// Engine levels of the seats the service plays.
+    #[serde(rename = "eng", default, skip_serializing_if = "no_engines")]
+    engine_seats: [Option<u8>; 2],
+}
+
+fn no_engines(seats: &[Option<u8>; 2]) -> bool {
+    seats.iter().all(Option::is_none)
+}
+
+/// What changes with every version.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Live {
+    #[serde(rename = "p")]
+    position: String,
+    #[serde(rename = "n")]
+    ply: u64,
     /// Time left per seat at `turn_started_at`.
     #[serde(rename = "rem", default)]
     remaining_ms: [u64; 2],
+    /// When the running clock started (for a finished game: when the clocks stopped).
     #[serde(rename = "ts")]
     turn_started_at: u64,
     #[serde(rename = "end", default, skip_serializing_if = "Option::is_none")]
     end: Option<End>,
-    /// Engine levels of the seats the service plays.
-    #[serde(rename = "bot", default, skip_serializing_if = "no_bots")]
-    bots: [Option<u8>; 2],
-}
-
-fn no_bots(bots: &[Option<u8>; 2]) -> bool {
-    bots.iter().all(Option::is_none)
+    /// When this version was made.
+    #[serde(rename = "at")]
+    changed_at: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct End {
-    /// `p1`, `p2` or `draw`.
     #[serde(rename = "r")]
     result: GameResult,
     #[serde(rename = "t")]
@@ -89,27 +122,61 @@ struct End {
     at: u64,
 }
 
-/// A loaded game: its stored record, its version and the replayed rules record.
+/// A game in the store's terms: opaque parts the store keeps and appends to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    pub version: u64,
+    /// The header, as JSON (written once).
+    pub header: String,
+    /// The live part, as JSON (replaced by every change).
+    pub live: String,
+    /// The moves, canonically, each followed by a space (appended by every move).
+    pub moves: String,
+    /// The repetition keys of the earlier positions, 8 bytes each, little-endian (appended by
+    /// every move of a game that forbids repetition).
+    pub history: Vec<u8>,
+}
+
+/// What one change adds to a game, besides its new live part.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub event: Event,
+    /// The move to append to the move list, canonically.
+    pub mv: Option<String>,
+    /// The repetition key to append to the history.
+    pub history_key: Option<u64>,
+}
+
+/// A loaded game.
 #[derive(Clone, Debug)]
 pub struct StoredGame {
     id: GameId,
     version: u64,
-    stored: Record,
-    rules: AnyRecord,
+    kind: GameKind,
+    header: Arc<Header>,
+    live: Live,
+    /// Every move, each followed by a space.
+    moves: String,
+    rules: AnyState,
+}
+
+fn corrupt(id: GameId, why: impl std::fmt::Display) -> ApiError {
+    tracing::error!(game = %id, %why, "stored game cannot be read");
+    ApiError::new(ErrorCode::Internal, "the stored game could not be read")
 }
 
 impl StoredGame {
-    /// A new game (version 1) and its two seat tokens. `bots` are the engine levels of the
-    /// seats the service plays (their tokens are never handed out).
+    /// A new game (version 1) whose seats take these tokens. `engine_seats` are the engine
+    /// levels of the seats the service plays (their tokens are never handed out).
     pub fn create(
         id: GameId,
-        rules: AnyRecord,
+        rules: AnyState,
         time_control: Option<ValidTimeControl>,
-        bots: [Option<u8>; 2],
+        engine_seats: [Option<u8>; 2],
+        tokens: &[SeatToken; 2],
         now: u64,
-    ) -> (StoredGame, [SeatToken; 2]) {
-        let tokens = [SeatToken::generate(), SeatToken::generate()];
-        let stored = Record {
+    ) -> StoredGame {
+        let header = Header {
             game: rules.kind().as_str().to_string(),
             variants: rules
                 .variants()
@@ -117,62 +184,97 @@ impl StoredGame {
                 .into_iter()
                 .map(String::from)
                 .collect(),
-            start: rules.start_position(),
-            moves: Vec::new(),
+            start: rules.position(),
             token_digests: [tokens[0].digest(), tokens[1].digest()],
             time_control: time_control.map(|tc| [tc.initial_ms, tc.increment_ms]),
+            engine_seats,
+        };
+        let live = Live {
+            position: rules.position(),
+            ply: 0,
             remaining_ms: time_control.map_or([0, 0], |tc| [tc.initial_ms; 2]),
             turn_started_at: now,
             end: None,
-            bots,
+            changed_at: now,
         };
         let mut game = StoredGame {
             id,
             version: 1,
-            stored,
+            kind: rules.kind(),
+            header: Arc::new(header),
+            live,
+            moves: String::new(),
             rules,
         };
         game.end_by_rules(now);
-        (game, tokens)
+        game
     }
 
-    /// Rebuilds a game from the store.
-    pub fn decode(id: GameId, stored: &Versioned) -> Result<StoredGame, ApiError> {
-        let corrupt = |why: String| {
-            tracing::error!(game = %id, %why, "stored game cannot be read");
-            ApiError::new(ErrorCode::Internal, "the stored game could not be read")
-        };
-        let record: Record =
-            serde_json::from_str(&stored.data).map_err(|e| corrupt(e.to_string()))?;
-        let kind: GameKind = record.game.parse().map_err(|e| corrupt(format!("{e}")))?;
+    /// Rebuilds a game from the store: parses its position and history, replays nothing.
+    pub fn decode(id: GameId, stored: &Snapshot) -> Result<StoredGame, ApiError> {
+        let header: Header = serde_json::from_str(&stored.header).map_err(|e| corrupt(id, e))?;
+        let live: Live = serde_json::from_str(&stored.live).map_err(|e| corrupt(id, e))?;
+        let kind: GameKind = header.game.parse().map_err(|e| corrupt(id, e))?;
         let variants = kind
-            .variants(&record.variants)
-            .map_err(|e| corrupt(e.to_string()))?;
-        let rules = AnyRecord::replay(kind, variants, &record.start, &record.moves)
-            .map_err(|e| corrupt(e.to_string()))?;
+            .variants(&header.variants)
+            .map_err(|e| corrupt(id, e))?;
+        if !stored.history.len().is_multiple_of(8) {
+            return Err(corrupt(id, "history is not a whole number of keys"));
+        }
+        let history = stored
+            .history
+            .chunks_exact(8)
+            .map(|k| u64::from_le_bytes(k.try_into().expect("8 bytes")))
+            .collect();
+        let rules = AnyState::resume(kind, variants, Some(&live.position), history)
+            .map_err(|e| corrupt(id, e))?;
         Ok(StoredGame {
             id,
             version: stored.version,
-            stored: record,
+            kind,
+            header: Arc::new(header),
+            live,
+            moves: stored.moves.clone(),
             rules,
         })
     }
 
-    /// The stored form.
-    pub fn encode(&self) -> Versioned {
-        Versioned {
+    /// The whole stored form (for creating the game).
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
             version: self.version,
-            data: serde_json::to_string(&self.stored).expect("a record serializes"),
+            header: serde_json::to_string(&*self.header).expect("a header serializes"),
+            live: self.live_json(),
+            moves: self.moves.clone(),
+            history: self
+                .rules
+                .history()
+                .iter()
+                .flat_map(|k| k.to_le_bytes())
+                .collect(),
         }
     }
 
-    /// Moves to the next version: call once per change, before saving it.
-    pub fn bump_version(&mut self) {
-        self.version += 1;
+    /// The live part as stored.
+    pub fn live_json(&self) -> String {
+        serde_json::to_string(&self.live).expect("the live part serializes")
+    }
+
+    /// A rough size in bytes, for bounding caches.
+    pub fn weight(&self) -> usize {
+        256 + self.moves.len() + self.live.position.len() + 16 * self.rules.history().len()
     }
 
     pub fn id(&self) -> GameId {
         self.id
+    }
+
+    pub fn kind(&self) -> GameKind {
+        self.kind
+    }
+
+    pub fn variants(&self) -> Variants {
+        self.rules.variants()
     }
 
     pub fn version(&self) -> u64 {
@@ -180,36 +282,74 @@ impl StoredGame {
     }
 
     pub fn ply(&self) -> u64 {
-        self.rules.ply() as u64
+        self.live.ply
     }
 
-    pub fn rules(&self) -> &AnyRecord {
+    pub fn rules(&self) -> &AnyState {
         &self.rules
     }
 
+    pub fn start_position(&self) -> &str {
+        &self.header.start
+    }
+
+    /// The moves played, canonically.
+    pub fn moves(&self) -> impl DoubleEndedIterator<Item = &str> {
+        self.moves.split_terminator(' ')
+    }
+
+    /// The last move played, if any.
+    pub fn last_move(&self) -> Option<&str> {
+        self.moves().next_back()
+    }
+
     pub fn is_finished(&self) -> bool {
-        self.stored.end.is_some()
+        self.live.end.is_some()
+    }
+
+    /// When this version was made.
+    pub fn changed_at(&self) -> u64 {
+        self.live.changed_at
     }
 
     /// The engine seat to move and its level, if the game is on and an engine is to move.
-    pub fn computer_to_move(&self) -> Option<(Seat, u8)> {
+    pub fn engine_to_move(&self) -> Option<(Seat, u8)> {
         if self.is_finished() {
             return None;
         }
         let turn = self.rules.turn();
-        self.stored.bots[turn.index()].map(|level| (seat_of(turn), level))
+        self.header.engine_seats[turn.index()].map(|level| (seat_of(turn), level))
+    }
+
+    /// Whether both seats are played by the service's engine.
+    pub fn engines_only(&self) -> bool {
+        self.header.engine_seats.iter().all(Option::is_some)
     }
 
     /// Whether the service's engine plays `seat`.
     pub fn is_engine_seat(&self, seat: Seat) -> bool {
-        self.stored.bots[player_of(seat).index()].is_some()
+        self.header.engine_seats[player_of(seat).index()].is_some()
     }
 
     /// Time left for the side to move at `now`, if the game is timed.
     pub fn time_left_to_move(&self, now: u64) -> Option<u64> {
-        self.stored
+        self.header
             .time_control
             .map(|_| self.remaining_at(self.rules.turn(), now))
+    }
+
+    /// When the game next needs the service without anyone asking: at once when an engine is
+    /// to move, when the running clock falls otherwise; never once it is over.
+    pub fn due(&self) -> Option<u64> {
+        if self.is_finished() {
+            return None;
+        }
+        if self.engine_to_move().is_some() {
+            return Some(self.live.turn_started_at);
+        }
+        self.header
+            .time_control
+            .map(|_| self.live.turn_started_at + self.live.remaining_ms[self.rules.turn().index()])
     }
 
     /// Which seat a bearer token holds in this game, if any.
@@ -217,50 +357,68 @@ impl StoredGame {
         let digest = token.digest();
         [Seat::P1, Seat::P2]
             .into_iter()
-            .find(|s| self.stored.token_digests[player_of(*s).index()] == digest)
+            .find(|s| self.header.token_digests[player_of(*s).index()] == digest)
     }
 
-    /// Time left for `seat` at `now` (its clock runs only while it is to move).
+    /// Time left for `player` at `now` (its clock runs only while it is to move).
     fn remaining_at(&self, player: Player, now: u64) -> u64 {
-        let base = self.stored.remaining_ms[player.index()];
+        let base = self.live.remaining_ms[player.index()];
         if self.is_finished() || self.rules.turn() != player {
             base
         } else {
-            base.saturating_sub(now.saturating_sub(self.stored.turn_started_at))
+            base.saturating_sub(now.saturating_sub(self.live.turn_started_at))
         }
     }
 
-    /// Ends the game on time if the side to move has run out. Returns whether it changed.
-    pub fn settle_clock(&mut self, now: u64) -> bool {
-        if self.is_finished() || self.stored.time_control.is_none() {
-            return false;
+    fn clocks(&self) -> Option<[u64; 2]> {
+        self.header.time_control.map(|_| self.live.remaining_ms)
+    }
+
+    /// Moves to the next version at `now`: call once per change, after making it.
+    fn next_version(&mut self, now: u64) {
+        self.version += 1;
+        self.live.changed_at = now;
+    }
+
+    /// Ends the game on time if the side to move has run out by `now`: the change, if any.
+    pub fn settle_clock(&mut self, now: u64) -> Option<Change> {
+        if self.is_finished() || self.header.time_control.is_none() {
+            return None;
         }
         let mover = self.rules.turn();
-        let left = self.stored.remaining_ms[mover.index()];
-        if now.saturating_sub(self.stored.turn_started_at) < left {
-            return false;
+        let left = self.live.remaining_ms[mover.index()];
+        if now.saturating_sub(self.live.turn_started_at) < left {
+            return None;
         }
-        self.stored.remaining_ms[mover.index()] = 0;
-        self.stored.end = Some(End {
-            result: GameResult::from(Winner::Player(mover.other())),
+        let flag = self.live.turn_started_at + left;
+        self.live.remaining_ms[mover.index()] = 0;
+        self.live.turn_started_at = flag;
+        self.live.end = Some(End {
+            result: winner_result(Winner::Player(mover.other())),
             termination: TerminationKind::Timeout,
-            at: self.stored.turn_started_at + left,
+            at: flag,
         });
-        true
+        self.next_version(now);
+        Some(Change {
+            event: Event::TimedOut {
+                at: flag,
+                seat: seat_of(mover),
+            },
+            mv: None,
+            history_key: None,
+        })
     }
 
-    /// Stops the running clock at `now` (the mover's time is charged; the increment is added
-    /// when `increment` is set).
-    fn charge_clock(&mut self, now: u64, increment: bool) {
-        let Some([_, inc]) = self.stored.time_control else {
-            self.stored.turn_started_at = now;
-            return;
-        };
-        let mover = self.rules.turn().index();
-        let elapsed = now.saturating_sub(self.stored.turn_started_at);
-        let left = self.stored.remaining_ms[mover].saturating_sub(elapsed);
-        self.stored.remaining_ms[mover] = left + if increment { inc } else { 0 };
-        self.stored.turn_started_at = now;
+    /// Stops `mover`'s running clock at `now` (its time is charged; the increment is added when
+    /// `increment` is set).
+    fn charge_clock(&mut self, mover: Player, now: u64, increment: bool) {
+        if let Some([_, inc]) = self.header.time_control {
+            let mover = mover.index();
+            let elapsed = now.saturating_sub(self.live.turn_started_at);
+            let left = self.live.remaining_ms[mover].saturating_sub(elapsed);
+            self.live.remaining_ms[mover] = left + if increment { inc } else { 0 };
+        }
+        self.live.turn_started_at = now;
     }
 
     fn end_by_rules(&mut self, now: u64) {
@@ -269,17 +427,23 @@ impl StoredGame {
             termination,
         }) = self.rules.outcome()
         {
-            self.stored.end = Some(End {
-                result: winner.into(),
+            self.live.end = Some(End {
+                result: winner_result(winner),
                 termination: termination_kind(termination),
                 at: now,
             });
         }
     }
 
-    /// Plays `input` for `seat` at `now`; the clock must have been settled first.
-    /// Returns the move's canonical notation.
-    pub fn play(&mut self, seat: Seat, input: &str, now: u64) -> Result<String, ApiError> {
+    /// Plays `input` for `seat` at `now`; the clock must have been settled first. A game that
+    /// reaches `max_plies` ends as a draw by `move_limit` (the service's cap, not a rule).
+    pub fn play(
+        &mut self,
+        seat: Seat,
+        input: &str,
+        now: u64,
+        max_plies: u64,
+    ) -> Result<Change, ApiError> {
         if self.is_finished() {
             return Err(ApiError::new(ErrorCode::GameOver, "the game is over"));
         }
@@ -289,49 +453,204 @@ impl StoredGame {
                 format!("it is {}'s turn", self.rules.turn()),
             ));
         }
-        let canonical = self.rules.check(input)?;
-        self.charge_clock(now, true);
-        self.rules.play(&canonical)?;
-        self.stored.moves.push(canonical.clone());
+        let mover = self.rules.turn();
+        let (canonical, history_key) = self.rules.play(input)?;
+        self.charge_clock(mover, now, true);
+        self.moves.push_str(&canonical);
+        self.moves.push(' ');
+        self.live.ply += 1;
+        self.live.position = self.rules.position();
         self.end_by_rules(now);
-        Ok(canonical)
-    }
-
-    /// Ends an ongoing game as a draw by `move_limit` once it has `max_plies` plies (the
-    /// service's cap, not a rule). Returns whether it ended it.
-    pub fn end_at_move_limit(&mut self, max_plies: u64, now: u64) -> bool {
-        if self.is_finished() || self.ply() < max_plies {
-            return false;
+        if self.live.end.is_none() && self.live.ply >= max_plies {
+            self.live.end = Some(End {
+                result: GameResult::Draw,
+                termination: TerminationKind::MoveLimit,
+                at: now,
+            });
         }
-        self.stored.end = Some(End {
-            result: GameResult::Draw,
-            termination: TerminationKind::MoveLimit,
-            at: now,
-        });
-        true
+        self.next_version(now);
+        Ok(Change {
+            event: Event::Moved {
+                at: now,
+                ply: self.live.ply,
+                mv: canonical.clone(),
+                clocks: self.clocks(),
+                end: self.live.end.map(|e| (e.result, e.termination)),
+            },
+            mv: Some(canonical),
+            history_key,
+        })
     }
 
     /// `seat` resigns at `now`.
-    pub fn resign(&mut self, seat: Seat, now: u64) -> Result<(), ApiError> {
+    pub fn resign(&mut self, seat: Seat, now: u64) -> Result<Change, ApiError> {
         if self.is_finished() {
             return Err(ApiError::new(ErrorCode::GameOver, "the game is over"));
         }
-        self.charge_clock(now, false);
-        self.stored.end = Some(End {
-            result: GameResult::from(Winner::Player(player_of(seat).other())),
+        self.charge_clock(self.rules.turn(), now, false);
+        self.live.end = Some(End {
+            result: opponent_wins(seat),
             termination: TerminationKind::Resign,
             at: now,
         });
-        Ok(())
+        self.next_version(now);
+        Ok(Change {
+            event: Event::Resigned {
+                at: now,
+                seat,
+                clocks: self.clocks(),
+            },
+            mv: None,
+            history_key: None,
+        })
     }
 
-    /// The event of this version: the full view, as JSON.
-    pub fn event(&self, now: u64) -> String {
-        serde_json::to_string(&self.view(now)).expect("a view serializes")
+    /// The game as it was at an earlier `version`, whose event is `event`: its moves are a
+    /// prefix of these, and its live part follows from the event. Replays that prefix (this is
+    /// for rare look-backs, such as rebuilding an old answer, never for a plain request).
+    pub fn as_of(&self, version: u64, event: &Event) -> Result<StoredGame, ApiError> {
+        let ply = match event {
+            Event::Created { .. } => 0,
+            Event::Moved { ply, .. } => *ply,
+            Event::Resigned { .. } | Event::TimedOut { .. } => self.ply(),
+        };
+        let variants = self.variants();
+        let mut rules = AnyState::new(self.kind, variants, Some(&self.header.start))
+            .map_err(|e| corrupt(self.id, e))?;
+        let mut moves = String::new();
+        for mv in self.moves().take(ply as usize) {
+            rules.play(mv).map_err(|e| corrupt(self.id, e))?;
+            moves.push_str(mv);
+            moves.push(' ');
+        }
+        let initial = self
+            .header
+            .time_control
+            .map_or([0, 0], |[initial, _]| [initial; 2]);
+        let at = event.at();
+        let (remaining_ms, end) = match event {
+            Event::Created { .. } => (initial, None),
+            Event::Moved { clocks, end, .. } => (
+                clocks.unwrap_or([0, 0]),
+                end.map(|(result, termination)| End {
+                    result,
+                    termination,
+                    at,
+                }),
+            ),
+            Event::Resigned { seat, clocks, .. } => (
+                clocks.unwrap_or([0, 0]),
+                Some(End {
+                    result: opponent_wins(*seat),
+                    termination: TerminationKind::Resign,
+                    at,
+                }),
+            ),
+            Event::TimedOut { seat, .. } => {
+                let mut remaining = self.live.remaining_ms;
+                remaining[player_of(*seat).index()] = 0;
+                (
+                    remaining,
+                    Some(End {
+                        result: opponent_wins(*seat),
+                        termination: TerminationKind::Timeout,
+                        at,
+                    }),
+                )
+            }
+        };
+        let mut game = StoredGame {
+            id: self.id,
+            version,
+            kind: self.kind,
+            header: self.header.clone(),
+            live: Live {
+                position: rules.position(),
+                ply,
+                remaining_ms,
+                turn_started_at: at,
+                end,
+                changed_at: at,
+            },
+            moves,
+            rules,
+        };
+        if let Event::Created { .. } = event
+            && game.live.end.is_none()
+        {
+            game.end_by_rules(at);
+        }
+        Ok(game)
+    }
+
+    /// Follows the change `event` made at `version` (the next version): how a watcher keeps
+    /// its copy of the game current from the event log. Returns the change as the API shows
+    /// it.
+    pub fn apply(&mut self, version: u64, event: &Event) -> Result<GameEvent, ApiError> {
+        let mover = seat_of(self.rules.turn());
+        let (kind, seat, mv) = match event {
+            Event::Created { .. } => return Err(corrupt(self.id, "a second creation")),
+            Event::Moved {
+                at,
+                ply,
+                mv,
+                clocks,
+                end,
+            } => {
+                let (canonical, _) = self.rules.play(mv).map_err(|e| corrupt(self.id, e))?;
+                self.moves.push_str(&canonical);
+                self.moves.push(' ');
+                self.live.ply = *ply;
+                self.live.position = self.rules.position();
+                self.live.remaining_ms = clocks.unwrap_or([0, 0]);
+                self.live.end = end.map(|(result, termination)| End {
+                    result,
+                    termination,
+                    at: *at,
+                });
+                (ChangeKind::Move, mover, Some(canonical))
+            }
+            Event::Resigned { at, seat, clocks } => {
+                self.live.remaining_ms = clocks.unwrap_or([0, 0]);
+                self.live.end = Some(End {
+                    result: opponent_wins(*seat),
+                    termination: TerminationKind::Resign,
+                    at: *at,
+                });
+                (ChangeKind::Resign, *seat, None)
+            }
+            Event::TimedOut { at, seat } => {
+                self.live.remaining_ms[player_of(*seat).index()] = 0;
+                self.live.end = Some(End {
+                    result: opponent_wins(*seat),
+                    termination: TerminationKind::Timeout,
+                    at: *at,
+                });
+                (ChangeKind::Timeout, *seat, None)
+            }
+        };
+        let at = event.at();
+        self.live.turn_started_at = at;
+        self.live.changed_at = at;
+        self.version = version;
+        Ok(GameEvent {
+            version,
+            kind,
+            at,
+            seat,
+            mv,
+            ply: self.ply(),
+            position: self.live.position.clone(),
+            turn: seat_of(self.rules.turn()),
+            status: self.status(),
+            result: self.result(),
+            termination: self.termination(),
+            clock: self.clock_view(at),
+        })
     }
 
     pub fn clock_view(&self, now: u64) -> Option<ClockView> {
-        let [initial_ms, increment_ms] = self.stored.time_control?;
+        let [initial_ms, increment_ms] = self.header.time_control?;
         let remaining_ms: BTreeMap<Seat, u64> = Player::BOTH
             .into_iter()
             .map(|p| (seat_of(p), self.remaining_at(p, now)))
@@ -341,44 +660,48 @@ impl StoredGame {
             increment_ms,
             remaining_ms,
             running: (!self.is_finished()).then(|| seat_of(self.rules.turn())),
-            turn_started_at: self.stored.turn_started_at,
+            turn_started_at: self.live.turn_started_at,
             server_now: now,
         })
+    }
+
+    pub fn status(&self) -> Status {
+        if self.is_finished() {
+            Status::Finished
+        } else {
+            Status::Ongoing
+        }
+    }
+
+    pub fn result(&self) -> Option<GameResult> {
+        self.live.end.map(|e| e.result)
+    }
+
+    pub fn termination(&self) -> Option<TerminationKind> {
+        self.live.end.map(|e| e.termination)
     }
 
     pub fn view(&self, now: u64) -> GameView {
         GameView {
             id: self.id.to_string(),
-            game: self.stored.game.clone(),
-            variants: self.stored.variants.clone(),
-            start_position: self.stored.start.clone(),
-            position: self.rules.position(),
+            game: self.header.game.clone(),
+            variants: self.header.variants.clone(),
+            start_position: self.header.start.clone(),
+            position: self.live.position.clone(),
             turn: seat_of(self.rules.turn()),
             ply: self.ply(),
             version: self.version,
-            status: if self.is_finished() {
-                Status::Finished
-            } else {
-                Status::Ongoing
-            },
-            result: self.stored.end.map(|e| e.result),
-            termination: self.stored.end.map(|e| e.termination),
-            moves: self.stored.moves.clone(),
+            status: self.status(),
+            result: self.result(),
+            termination: self.termination(),
+            moves: self.moves().map(String::from).collect(),
             clock: self.clock_view(now),
             engine_seats: Player::BOTH
                 .into_iter()
-                .filter_map(|p| self.stored.bots[p.index()].map(|level| (seat_of(p), level)))
+                .filter_map(|p| {
+                    self.header.engine_seats[p.index()].map(|level| (seat_of(p), level))
+                })
                 .collect(),
-        }
-    }
-}
-
-impl From<Winner> for GameResult {
-    fn from(w: Winner) -> GameResult {
-        match w {
-            Winner::Player(Player::P1) => GameResult::P1,
-            Winner::Player(Player::P2) => GameResult::P2,
-            Winner::Draw => GameResult::Draw,
         }
     }
 }

@@ -1,13 +1,15 @@
 //! The service's domain: validated newtypes (one fallible constructor each) and the stored game
 //! with its clock and seat rules. Pure: the current time is always passed in.
 
+mod event;
 mod game;
 mod game_id;
 mod idempotency_key;
 mod seat_token;
 mod time_control;
 
-pub use game::{StoredGame, seat_of};
+pub use event::Event;
+pub use game::{Change, Snapshot, StoredGame, seat_of};
 pub use game_id::GameId;
 pub use idempotency_key::IdempotencyKey;
 pub use seat_token::SeatToken;

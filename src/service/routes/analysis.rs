@@ -6,7 +6,7 @@ use super::game_id;
 use crate::api::{AnalysisLineView, AnalysisRequest, AnalysisView, GameAnalysisRequest, Problem};
 use crate::engine::any::{Analysis, analyse};
 use crate::engine::{Limit, Params};
-use crate::rules::{AnyRecord, GameKind, ParseGameKindError};
+use crate::rules::{AnyState, GameKind, ParseGameKindError};
 use crate::service::error::{ApiError, ErrorCode};
 use crate::service::games;
 use crate::service::state::AppState;
@@ -58,18 +58,18 @@ fn check(limits: Limit, multipv: Option<usize>) -> Result<usize, ApiError> {
 
 async fn run(
     state: &AppState,
-    record: AnyRecord,
+    rules: AnyState,
     limits: Limit,
     multipv: usize,
 ) -> Result<HttpResponse, ApiError> {
     let caps = state.settings.analysis.caps;
-    let game = record.kind().as_str();
+    let game = rules.kind().as_str();
     let analysis = state
         .analysis
         .run(move || {
             let clock = WallClock::start();
             analyse(
-                &record,
+                &rules,
                 &Params {
                     limit: limits,
                     caps,
@@ -113,8 +113,8 @@ pub async fn analyse_position(
         .map_err(|e: ParseGameKindError| ApiError::new(ErrorCode::BadRequest, e.to_string()))?;
     let variants = kind.variants(&request.variants)?;
     let multipv = check(request.limits, request.multipv)?;
-    let record = AnyRecord::new(kind, variants, Some(&request.position))?;
-    run(&state, record, request.limits, multipv).await
+    let rules = AnyState::new(kind, variants, Some(&request.position))?;
+    run(&state, rules, request.limits, multipv).await
 }
 
 /// Analyse a stored game's current position, its history included.
@@ -139,6 +139,6 @@ pub async fn analyse_game(
     let id = game_id(&path)?;
     let request = body.into_inner();
     let multipv = check(request.limits, request.multipv)?;
-    let (game, _) = games::read(&state, id).await?;
-    run(&state, game.rules().clone(), request.limits, multipv).await
+    let (loaded, _) = games::read(&state, id).await?;
+    run(&state, loaded.game.rules().clone(), request.limits, multipv).await
 }

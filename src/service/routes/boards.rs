@@ -84,31 +84,25 @@ pub async fn game_board(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
-    let (game, now) = games::read(&state, id).await?;
-    let view = game.view(now);
-    let ply = query.ply.unwrap_or(view.ply);
-    if ply > view.ply {
+    let (loaded, _) = games::read(&state, id).await?;
+    let game = &loaded.game;
+    let ply = query.ply.unwrap_or(game.ply());
+    if ply > game.ply() {
         return Err(ApiError::new(
             ErrorCode::BadRequest,
-            format!("ply {ply} is beyond the game's {} moves", view.ply),
+            format!("ply {ply} is beyond the game's {} moves", game.ply()),
         ));
     }
-    let kind: GameKind = view
-        .game
-        .parse()
-        .map_err(|e: ParseGameKindError| ApiError::new(ErrorCode::Internal, e.to_string()))?;
-    let record = AnyRecord::replay(
-        kind,
-        kind.variants(&view.variants)?,
-        &view.start_position,
-        &view.moves[..ply as usize],
-    )?;
-    let last = ply.checked_sub(1).map(|i| view.moves[i as usize].as_str());
-    Ok(svg(
-        &req,
-        crate::svg::render(&record, last),
-        query.ply.is_some(),
-    ))
+    let picture = if ply == game.ply() {
+        crate::svg::render(game.rules(), game.last_move())
+    } else {
+        // An earlier ply: replay up to it (a look back, not the current game).
+        let moves: Vec<&str> = game.moves().take(ply as usize).collect();
+        let record =
+            AnyRecord::replay(game.kind(), game.variants(), game.start_position(), &moves)?;
+        crate::svg::render(record.state(), moves.last().copied())
+    };
+    Ok(svg(&req, picture, query.ply.is_some()))
 }
 
 /// The board of any position.
@@ -146,7 +140,7 @@ pub async fn position_board(
     }
     Ok(svg(
         &req,
-        crate::svg::render(&record, query.last.as_deref()),
+        crate::svg::render(record.state(), query.last.as_deref()),
         true,
     ))
 }

@@ -25,9 +25,8 @@ pub async fn clock(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
-    let (game, now) = games::read(&state, id).await?;
-    crate::service::computer::nudge(&state, &game);
-    let view = game.clock_view(now).ok_or_else(|| {
+    let (loaded, now) = games::read(&state, id).await?;
+    let view = loaded.game.clock_view(now).ok_or_else(|| {
         ApiError::new(ErrorCode::NotFound, "this game is untimed: it has no clock")
     })?;
     Ok(HttpResponse::Ok().json(view))

@@ -1,11 +1,13 @@
 //! `GET /v1/games/{id}/events`: a live stream of the game, as Server-Sent Events or NDJSON.
 //!
-//! The first event is the full game view; then one event per change (a move, a resignation, a
-//! clock flag, the end), each the full view with its version, read from the game's event log in
-//! the store. A change made on any replica wakes the stream through the store's fan-out; a
-//! reconnection with `Last-Event-ID` resumes right after that version. The stream watches the
-//! running clock too, and settles a flag itself when nobody else calls. Every stream is a small
-//! state machine on the async workers: idle watchers cost no thread.
+//! A stream starts with a `game` event, the full game view; then it sends one `change` event
+//! per change (a move, a resignation, a clock flag) with the game's state right after it,
+//! read from the game's event log page by page. A change made on any replica wakes the
+//! stream through the store's fan-out. A reconnection with `Last-Event-ID` resumes right after
+//! that version with `change` events; if the log no longer reaches back that far, the stream
+//! starts again with a `game` event of the present. The stream settles a flag itself when it
+//! is due and nobody else did, and ends after the change that finishes the game. Every stream
+//! is a small state machine on the async workers: idle watchers cost no thread.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -16,11 +18,11 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use tokio::sync::watch;
 
 use super::game_id;
-use crate::api::{GameView, Problem, Status};
-use crate::service::domain::GameId;
+use crate::api::{GameEvent, GameView, Problem};
+use crate::service::domain::{Event, GameId, StoredGame};
 use crate::service::error::{ApiError, ErrorCode};
-use crate::service::state::{AppState, now_ms};
-use crate::service::{computer, games};
+use crate::service::games;
+use crate::service::state::AppState;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Format {
@@ -34,24 +36,38 @@ pub const EVENTS_PAGE: usize = 64;
 struct Watch {
     /// This stream's place among the replica's `--max-event-streams`, freed when it ends.
     _slot: tokio::sync::OwnedSemaphorePermit,
-    /// Whether the last read of the log was a full page (so more may follow at once).
-    more: bool,
     state: web::Data<AppState>,
     id: GameId,
     format: Format,
-    queue: VecDeque<(u64, String)>,
-    last: u64,
-    done: bool,
+    /// The game as of the last event sent.
+    game: StoredGame,
+    /// Frames ready to send.
+    queue: VecDeque<Bytes>,
+    /// Whether the last read of the log was a full page (so more may follow at once).
+    more: bool,
     changes: watch::Receiver<u64>,
     heartbeat: tokio::time::Interval,
-    /// When the running clock falls (epoch ms), if it runs.
-    flag_at: Option<u64>,
 }
 
-fn frame(format: Format, version: u64, view: &str) -> Bytes {
+fn game_frame(format: Format, view: &GameView) -> Bytes {
+    let json = serde_json::to_string(view).expect("a view serializes");
     Bytes::from(match format {
-        Format::Sse => format!("id: {version}\nevent: game\ndata: {view}\n\n"),
-        Format::Ndjson => format!("{{\"event\":\"game\",\"version\":{version},\"game\":{view}}}\n"),
+        Format::Sse => format!("id: {}\nevent: game\ndata: {json}\n\n", view.version),
+        Format::Ndjson => format!(
+            "{{\"event\":\"game\",\"version\":{},\"game\":{json}}}\n",
+            view.version
+        ),
+    })
+}
+
+fn change_frame(format: Format, change: &GameEvent) -> Bytes {
+    let json = serde_json::to_string(change).expect("an event serializes");
+    Bytes::from(match format {
+        Format::Sse => format!("id: {}\nevent: change\ndata: {json}\n\n", change.version),
+        Format::Ndjson => format!(
+            "{{\"event\":\"change\",\"version\":{},\"change\":{json}}}\n",
+            change.version
+        ),
     })
 }
 
@@ -63,58 +79,71 @@ fn heartbeat(format: Format) -> Bytes {
 }
 
 impl Watch {
-    /// Notes what an event means for the stream: the end, or when the clock will fall.
-    fn observe(&mut self, view: &str) {
-        let Ok(view) = serde_json::from_str::<GameView>(view) else {
-            return;
-        };
-        self.done = view.status == Status::Finished;
-        self.flag_at = view.clock.and_then(|c| {
-            let seat = c.running?;
-            Some(c.server_now + c.remaining_ms.get(&seat).copied().unwrap_or(0))
-        });
-    }
-
-    /// Reads the next page of the log after what was sent.
+    /// Reads the next page of the log after what was sent, and frames it.
     async fn refill(&mut self) {
-        match self
+        let id = self.id.to_string();
+        let page = match self
             .state
             .store
-            .events_after(&self.id.to_string(), self.last, EVENTS_PAGE)
+            .events_after(&id, self.game.version(), EVENTS_PAGE)
             .await
         {
-            Ok(events) => {
-                self.more = events.len() == EVENTS_PAGE;
-                self.queue.extend(events);
-            }
+            Ok(page) => page,
             Err(e) => {
                 self.more = false;
                 tracing::debug!(game = %self.id, error = %e, "event log unavailable");
+                return;
             }
+        };
+        self.more = page.len() == EVENTS_PAGE;
+        for (version, line) in page {
+            if version != self.game.version() + 1 {
+                // A gap: the log lost events (trimmed by hand, say). Start from the present.
+                self.restart().await;
+                return;
+            }
+            let change = Event::decode(&line)
+                .ok_or_else(|| ApiError::new(ErrorCode::Internal, "an unreadable event"))
+                .and_then(|event| self.game.apply(version, &event));
+            match change {
+                Ok(change) => self.queue.push_back(change_frame(self.format, &change)),
+                Err(e) => {
+                    tracing::error!(game = %self.id, error = %e, "event cannot be followed");
+                    self.restart().await;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Sends the present game whole and follows on from it.
+    async fn restart(&mut self) {
+        self.more = false;
+        if let Ok((loaded, now)) = games::read(&self.state, self.id).await {
+            self.game = loaded.game.clone();
+            self.queue
+                .push_back(game_frame(self.format, &self.game.view(now)));
         }
     }
 
     /// The next bytes to send, or `None` when the stream is over.
     async fn next(&mut self) -> Option<Bytes> {
         loop {
-            if let Some((version, view)) = self.queue.pop_front() {
-                if version <= self.last {
-                    continue;
-                }
-                self.last = version;
-                self.observe(&view);
-                return Some(frame(self.format, version, &view));
+            if let Some(frame) = self.queue.pop_front() {
+                return Some(frame);
             }
-            if self.done {
+            if self.game.is_finished() {
                 return None;
             }
             if self.more {
                 self.refill().await;
                 continue;
             }
+            let now = self.state.store.clock().now_ms();
             let flag_in = self
-                .flag_at
-                .map(|at| Duration::from_millis(at.saturating_sub(now_ms()) + 5));
+                .game
+                .time_left_to_move(now)
+                .map(|left| Duration::from_millis(left + 5));
             tokio::select! {
                 changed = self.changes.changed() => {
                     if changed.is_err() {
@@ -124,12 +153,9 @@ impl Watch {
                 }
                 _ = self.heartbeat.tick() => return Some(heartbeat(self.format)),
                 _ = tokio::time::sleep(flag_in.unwrap_or(Duration::from_secs(86_400))), if flag_in.is_some() => {
-                    // Nobody else may look at the game: settle the flag here (it is written,
-                    // logged and announced like any change).
-                    self.flag_at = None;
-                    if let Ok((game, _)) = games::read(&self.state, self.id).await {
-                        computer::nudge(&self.state, &game);
-                    }
+                    // Settle the flag here if nobody else did yet (it is written, logged and
+                    // announced like any change, and the next refill sends it).
+                    let _ = games::read(&self.state, self.id).await;
                     self.refill().await;
                 }
             }
@@ -141,9 +167,13 @@ impl Watch {
 const STREAMS_RETRY_SECS: u32 = 5;
 
 /// Follow a game live: Server-Sent Events (default) or NDJSON (`Accept: application/x-ndjson`).
-/// Each event is the full game view; its SSE `id` is the version, and reconnecting with
-/// `Last-Event-ID` resumes after it. Heartbeats keep idle connections open (SSE comments, or
-/// `{"event":"heartbeat"}` lines); the stream ends after the event that finishes the game.
+/// The stream starts with a `game` event (the full game view), then sends a `change` event
+/// (`GameEvent`) per change; every event's SSE `id` is the game's version, and reconnecting
+/// with `Last-Event-ID` resumes after it with `change` events (`0`: the game as it started,
+/// then every change; if the game's log no longer reaches back that far, it starts again with
+/// a `game` event of the present). Heartbeats keep idle connections
+/// open (SSE comments, or `{"event":"heartbeat"}` lines); the stream ends after the change
+/// that finishes the game.
 #[utoipa::path(
     get,
     path = "/v1/games/{id}/events",
@@ -153,8 +183,8 @@ const STREAMS_RETRY_SECS: u32 = 5;
         ("Last-Event-ID" = Option<u64>, Header, description = "Resume after this version"),
     ),
     responses(
-        (status = 200, description = "`text/event-stream` (`id: <version>`, `event: game`, `data: <game view>`) or `application/x-ndjson` (`{\"event\": \"game\", \"version\": v, \"game\": <game view>}` lines)",
-         content_type = "text/event-stream", body = GameView),
+        (status = 200, description = "`text/event-stream`: `event: game` (`data`: a game view) first, then `event: change` (`data`: a game event); or `application/x-ndjson`: lines `{\"event\": \"game\", \"version\": v, \"game\": <game view>}`, `{\"event\": \"change\", \"version\": v, \"change\": <game event>}` and `{\"event\": \"heartbeat\"}`",
+         content_type = "text/event-stream", body = GameEvent),
         (status = 400, description = "`bad_request`: a `Last-Event-ID` that is not a version; `event_id_ahead`: a `Last-Event-ID` beyond the game's version", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`store_unavailable`, with `Retry-After`; `busy`, with `Retry-After`: this replica serves its maximum of streams (`--max-event-streams`)", body = Problem, content_type = "application/problem+json"),
@@ -204,48 +234,65 @@ pub async fn events(
         })?;
     // Subscribe before reading, so that no change can slip in between.
     let changes = state.store.changes().subscribe(&id.to_string());
-    let (game, now) = games::read(&state, id).await?;
-    computer::nudge(&state, &game);
+    let (loaded, now) = games::read(&state, id).await?;
+    let current = &loaded.game;
     let mut queue = VecDeque::new();
-    let mut more = false;
-    match last {
-        None => queue.push_back((game.version(), game.event(now))),
-        Some(after) if after > game.version() => {
+    let game = match last {
+        None => {
+            queue.push_back(game_frame(format, &current.view(now)));
+            current.clone()
+        }
+        Some(after) if after > current.version() => {
             return Err(ApiError::new(
                 ErrorCode::EventIdAhead,
                 format!(
                     "Last-Event-ID {after} is beyond the game's version {}",
-                    game.version()
+                    current.version()
                 ),
             ));
         }
+        Some(after) if after == current.version() => current.clone(),
         Some(after) => {
+            // The game as it was after `after` (`0`: from its very start, sent whole).
+            let version = after.max(1);
             let page = state
                 .store
-                .events_after(&id.to_string(), after, EVENTS_PAGE)
+                .events_after(&id.to_string(), version - 1, 1)
                 .await?;
-            more = page.len() == EVENTS_PAGE;
-            queue.extend(page);
-            if queue.is_empty() && game.version() > after {
-                // The log no longer reaches back that far: start from the present.
-                queue.push_back((game.version(), game.event(now)));
+            let then = page
+                .first()
+                .filter(|(v, _)| *v == version)
+                .and_then(|(_, line)| Event::decode(line))
+                .map(|event| current.as_of(version, &event));
+            match then {
+                Some(game) => {
+                    let game = game?;
+                    if after == 0 {
+                        queue.push_back(game_frame(format, &game.view(game.changed_at())));
+                    }
+                    game
+                }
+                None => {
+                    // The log no longer reaches back that far: start from the present.
+                    queue.push_back(game_frame(format, &current.view(now)));
+                    current.clone()
+                }
             }
         }
-    }
+    };
     let mut heartbeat = tokio::time::interval(state.settings.events_heartbeat);
     heartbeat.reset();
+    let more = game.version() < current.version();
     let watch = Watch {
         _slot: slot,
-        more,
         state: state.clone(),
         id,
         format,
+        game,
         queue,
-        last: last.unwrap_or(0),
-        done: false,
+        more,
         changes,
         heartbeat,
-        flag_at: None,
     };
     let stream = futures_util::stream::unfold(watch, |mut w| async move {
         w.next()

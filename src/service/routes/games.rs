@@ -3,14 +3,14 @@
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
 
-use super::{game_id, json_with_etag};
+use super::{game_id, json_with_etag, not_modified};
 use crate::api::{CreateGame, CreatedGame, GameView, Problem, Seat};
 use crate::engine::levels::Level;
-use crate::rules::{AnyRecord, GameKind};
-use crate::service::domain::{GameId, StoredGame, ValidTimeControl};
+use crate::rules::{AnyState, GameKind};
+use crate::service::domain::{GameId, SeatToken, StoredGame, ValidTimeControl};
 use crate::service::error::{ApiError, ErrorCode};
-use crate::service::state::{AppState, now_ms};
-use crate::service::{computer, games};
+use crate::service::games;
+use crate::service::state::AppState;
 
 /// Create a game. The answer holds the seat tokens: they are shown only here.
 #[utoipa::path(
@@ -45,8 +45,8 @@ pub async fn create(
         .map(ValidTimeControl::parse)
         .transpose()
         .map_err(|e| ApiError::new(ErrorCode::BadRequest, e))?;
-    let rules = AnyRecord::new(kind, variants, request.position.as_deref())?;
-    let mut bots = [None, None];
+    let rules = AnyState::new(kind, variants, request.position.as_deref())?;
+    let mut engine_seats = [None, None];
     for (seat, spec) in &request.seats {
         if Level::get(spec.engine.level).is_none() {
             return Err(ApiError::new(
@@ -54,29 +54,23 @@ pub async fn create(
                 format!("engine level must be 1 to 8, not {}", spec.engine.level),
             ));
         }
-        bots[usize::from(*seat == Seat::P2)] = Some(spec.engine.level);
+        engine_seats[usize::from(*seat == Seat::P2)] = Some(spec.engine.level);
     }
-    let now = now_ms();
-    let (game, tokens) = StoredGame::create(GameId::new_random(), rules, time_control, bots, now);
-    state
-        .store
-        .create(
-            &game.id().to_string(),
-            &game.encode(),
-            &game.event(now),
-            games::lifetime(&state, &game),
-        )
-        .await?;
+    let id = GameId::new_random();
+    let tokens = [SeatToken::generate(), SeatToken::generate()];
+    let game = games::create(&state, |now| {
+        StoredGame::create(id, rules.clone(), time_control, engine_seats, &tokens, now)
+    })
+    .await?;
     tracing::info!(game = %game.id(), kind = %kind, "game created");
     let created = CreatedGame {
-        game: game.view(now),
+        game: game.view(game.changed_at()),
         tokens: [(Seat::P1, &tokens[0]), (Seat::P2, &tokens[1])]
             .into_iter()
             .filter(|(seat, _)| !game.is_engine_seat(*seat))
             .map(|(seat, t)| (seat, t.expose().to_string()))
             .collect(),
     };
-    computer::nudge(&state, &game);
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/v1/games/{}", game.id())))
         .insert_header((header::ETAG, format!("\"{}\"", game.version())))
@@ -103,18 +97,10 @@ pub async fn get(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
-    let (game, now) = games::read(&state, id).await?;
-    computer::nudge(&state, &game);
-    let etag = format!("\"{}\"", game.version());
-    let unchanged = req
-        .headers()
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag));
-    if unchanged {
-        return Ok(HttpResponse::NotModified()
-            .insert_header((header::ETAG, etag))
-            .finish());
+    let (loaded, now) = games::read(&state, id).await?;
+    let game = &loaded.game;
+    if let Some(unchanged) = not_modified(&req, game.version()) {
+        return Ok(unchanged);
     }
     let body = serde_json::to_string(&game.view(now)).expect("a view serializes");
     Ok(json_with_etag(StatusCode::OK, game.version(), body))

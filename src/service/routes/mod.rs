@@ -115,12 +115,8 @@ fn bearer(req: &HttpRequest) -> Result<SeatToken, ApiError> {
 
 /// The seat `token` holds in `game`, or `403 wrong_seat`.
 fn seat_of_token(game: &StoredGame, token: &SeatToken) -> Result<crate::api::Seat, ApiError> {
-    game.seat_for(token).ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::WrongSeat,
-            "this token holds no seat in this game",
-        )
-    })
+    game.seat_for(token)
+        .ok_or_else(crate::service::games::wrong_seat)
 }
 
 /// The optional `Idempotency-Key` header.
@@ -134,6 +130,29 @@ fn idempotency_key(req: &HttpRequest) -> Result<Option<IdempotencyKey>, ApiError
             .map(Some)
             .map_err(|e| ApiError::new(ErrorCode::BadRequest, e)),
     }
+}
+
+/// `304 Not Modified` when the request's `If-None-Match` names this version.
+fn not_modified(req: &HttpRequest, version: u64) -> Option<HttpResponse> {
+    let etag = format!("\"{version}\"");
+    let matched = req
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+    matched.then(|| {
+        HttpResponse::NotModified()
+            .insert_header((header::ETAG, etag))
+            .finish()
+    })
+}
+
+/// The answer of a move or a resignation: the game as the change left it (rendered at the
+/// change's time, so a replayed answer is the first answer byte for byte), with its `ETag`.
+fn written_answer(written: &crate::service::games::Written) -> HttpResponse {
+    let game = written.game();
+    let body = serde_json::to_string(&game.view(game.changed_at())).expect("a view serializes");
+    json_with_etag(actix_web::http::StatusCode::OK, game.version(), body)
 }
 
 /// A JSON answer with the game's version as its `ETag`.

@@ -3,12 +3,12 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 
-use super::{bearer, game_id, idempotency_key, json_with_etag, seat_of_token};
+use super::{
+    bearer, game_id, idempotency_key, json_with_etag, not_modified, seat_of_token, written_answer,
+};
 use crate::api::{GameView, LegalMoves, Problem, SubmitMove};
-use crate::service::computer;
-use crate::service::domain::seat_of;
 use crate::service::error::{ApiError, ErrorCode};
-use crate::service::games::{self, Idempotent, Written};
+use crate::service::games::{self, Idempotent};
 use crate::service::state::AppState;
 
 /// Every legal move of the current position, in canonical notation.
@@ -18,7 +18,9 @@ use crate::service::state::AppState;
     tag = "games",
     params(("id" = String, Path, description = "The game's UUID")),
     responses(
-        (status = 200, description = "The legal moves (none once the game is over)", body = LegalMoves),
+        (status = 200, description = "The legal moves (none once the game is over)", body = LegalMoves,
+         headers(("ETag" = String, description = "The game's version, quoted"))),
+        (status = 304, description = "Not modified (`If-None-Match` matched the version)"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
     )
@@ -26,20 +28,18 @@ use crate::service::state::AppState;
 pub async fn legal(
     state: web::Data<AppState>,
     path: web::Path<String>,
+    req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
-    let (game, _) = games::read(&state, id).await?;
-    computer::nudge(&state, &game);
-    let moves = if game.is_finished() {
-        Vec::new()
-    } else {
-        game.rules().legal_moves()
-    };
-    Ok(HttpResponse::Ok().json(LegalMoves {
-        ply: game.ply(),
-        turn: seat_of(game.rules().turn()),
-        moves,
-    }))
+    let (loaded, _) = games::read(&state, id).await?;
+    if let Some(unchanged) = not_modified(&req, loaded.game.version()) {
+        return Ok(unchanged);
+    }
+    Ok(json_with_etag(
+        StatusCode::OK,
+        loaded.game.version(),
+        loaded.legal_moves_json().to_string(),
+    ))
 }
 
 /// Play a move for the seat whose token is sent. The answer is the game after the move.
@@ -84,42 +84,22 @@ pub async fn submit(
         operation: "move",
         request: serde_json::to_string(&request).expect("a request serializes"),
     });
-    let written = games::write(
-        &state,
-        id,
-        idempotent,
-        |game, now| {
-            let seat = seat_of_token(game, &token)?;
-            if let Some(expected) = request.expected_ply
-                && expected != game.ply()
-            {
-                return Err(ApiError::new(
-                    ErrorCode::StaleVersion,
-                    format!(
-                        "expected ply {expected}, but the game is at ply {}",
-                        game.ply()
-                    ),
-                ));
-            }
-            game.play(seat, &request.mv, now)
-        },
-        |game, _, now| serde_json::to_string(&game.view(now)).expect("a view serializes"),
-    )
+    let max_plies = state.settings.max_plies;
+    let written = games::write(&state, id, idempotent, |game, now| {
+        let seat = seat_of_token(game, &token)?;
+        if let Some(expected) = request.expected_ply
+            && expected != game.ply()
+        {
+            return Err(ApiError::new(
+                ErrorCode::StaleVersion,
+                format!(
+                    "expected ply {expected}, but the game is at ply {}",
+                    game.ply()
+                ),
+            ));
+        }
+        game.play(seat, &request.mv, now, max_plies)
+    })
     .await?;
-    Ok(view_answer(&state, written))
-}
-
-/// The answer of a write whose body is a game view (and a nudge for the engine, if it is to
-/// move now).
-pub(super) fn view_answer(state: &web::Data<AppState>, written: Written) -> HttpResponse {
-    match written {
-        Written::Applied(game, body) => {
-            computer::nudge(state, &game);
-            json_with_etag(StatusCode::OK, game.version(), body)
-        }
-        Written::Replayed(body) => {
-            let version = serde_json::from_str::<GameView>(&body).map_or(0, |v| v.version);
-            json_with_etag(StatusCode::OK, version, body)
-        }
-    }
+    Ok(written_answer(&written))
 }

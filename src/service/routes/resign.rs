@@ -2,8 +2,7 @@
 
 use actix_web::{HttpRequest, HttpResponse, web};
 
-use super::moves::view_answer;
-use super::{bearer, game_id, idempotency_key, seat_of_token};
+use super::{bearer, game_id, idempotency_key, seat_of_token, written_answer};
 use crate::api::{GameView, Problem};
 use crate::service::error::ApiError;
 use crate::service::games::{self, Idempotent};
@@ -43,16 +42,10 @@ pub async fn resign(
         operation: "resign",
         request: String::new(),
     });
-    let written = games::write(
-        &state,
-        id,
-        idempotent,
-        |game, now| {
-            let seat = seat_of_token(game, &token)?;
-            game.resign(seat, now)
-        },
-        |game, _, now| serde_json::to_string(&game.view(now)).expect("a view serializes"),
-    )
+    let written = games::write(&state, id, idempotent, |game, now| {
+        let seat = seat_of_token(game, &token)?;
+        game.resign(seat, now)
+    })
     .await?;
-    Ok(view_answer(&state, written))
+    Ok(written_answer(&written))
 }

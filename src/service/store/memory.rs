@@ -1,5 +1,5 @@
-//! The embedded store: a map behind a mutex, for one process (the default, and for tests that
-//! need no Redis).
+//! The embedded store: maps behind one mutex, for one process (the default, and for tests that
+//! need no Redis). Every operation means exactly what the Redis scripts mean.
 //!
 //! It is bounded like the Redis store: every game has a lifetime (the idle period while it is
 //! on, the finished lifetime once it is over), a background sweep removes whatever expired
@@ -7,86 +7,98 @@
 //! holds at most `capacity` games: beyond that, new games are refused with
 //! [`StoreError::Full`] instead of growing until the process dies.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-use super::{Changes, EVENT_LOG_LEN, IDEMPOTENCY_TTL, StoreError, Versioned, WriteExtras};
+use super::clock::StoreClock;
+use super::{
+    Changes, CreateOutcome, Creation, ReadOutcome, Snapshot, StoreError, Write, WriteOutcome,
+};
 use crate::service::metrics::METRICS;
 
 /// How often the background sweep runs.
 const SWEEP_EVERY: Duration = Duration::from_millis(500);
 
+/// How many write ids a game remembers (a retry comes right after its first attempt).
+const RECENT_WRITES: usize = 4;
+
 pub struct MemoryStore {
     inner: Arc<Mutex<Inner>>,
     changes: Changes,
+    clock: StoreClock,
     capacity: usize,
 }
 
-impl Default for MemoryStore {
-    fn default() -> MemoryStore {
-        MemoryStore::new(100_000)
-    }
+struct Game {
+    snapshot: Snapshot,
+    expires: Instant,
+    events: Vec<(u64, String)>,
+    answers: HashMap<Vec<u8>, Vec<u8>>,
+    recent_writes: Vec<String>,
+    due: Option<u64>,
 }
 
 #[derive(Default)]
 struct Inner {
-    /// Each game with the instant it expires.
-    games: HashMap<String, (Versioned, Instant)>,
-    answers: HashMap<(String, String), (String, Instant)>,
+    games: HashMap<String, Game>,
     leases: HashMap<String, (String, Instant)>,
-    events: HashMap<String, Vec<(u64, String)>>,
+    /// The due index: `(due time, id)`, and each indexed game's entry.
+    due: BTreeSet<(u64, String)>,
+    due_of: HashMap<String, u64>,
 }
 
 impl Inner {
-    fn forget(&mut self, id: &str) {
-        self.games.remove(id);
-        self.events.remove(id);
-        self.leases.remove(id);
-        self.answers.retain(|(game, _), _| game != id);
+    fn index(&mut self, id: &str, due: Option<u64>) {
+        if let Some(old) = self.due_of.remove(id) {
+            self.due.remove(&(old, id.to_string()));
+        }
+        if let Some(at) = due {
+            self.due.insert((at, id.to_string()));
+            self.due_of.insert(id.to_string(), at);
+        }
     }
 
-    fn live(&mut self, id: &str) -> Option<&Versioned> {
-        let expired = matches!(self.games.get(id), Some((_, at)) if *at <= Instant::now());
+    fn forget(&mut self, id: &str) {
+        self.games.remove(id);
+        self.leases.remove(id);
+    }
+
+    fn live(&mut self, id: &str) -> Option<&mut Game> {
+        let expired = self
+            .games
+            .get(id)
+            .is_some_and(|g| g.expires <= Instant::now());
         if expired {
             self.forget(id);
         }
-        self.games.get(id).map(|(record, _)| record)
+        self.games.get_mut(id)
     }
 
     /// Removes everything that expired.
     fn sweep(&mut self, now: Instant) {
-        let expired: Vec<String> = self
-            .games
-            .iter()
-            .filter(|(_, (_, at))| *at <= now)
-            .map(|(id, _)| id.clone())
-            .collect();
-        for id in &expired {
-            self.games.remove(id);
-            self.events.remove(id);
-        }
-        let games = &self.games;
-        self.answers
-            .retain(|(game, _), (_, until)| *until > now && games.contains_key(game));
+        self.games.retain(|_, g| g.expires > now);
         self.leases.retain(|_, (_, until)| *until > now);
-        self.events.retain(|id, _| games.contains_key(id));
+        let games = &self.games;
+        self.due.retain(|(_, id)| games.contains_key(id));
+        self.due_of.retain(|id, _| games.contains_key(id));
         METRICS.store_games.set(self.games.len() as i64);
     }
 }
 
 fn lock(inner: &Mutex<Inner>) -> std::sync::MutexGuard<'_, Inner> {
-    // A panic while holding the lock cannot leave a half-written entry (every write is one
-    // insert), so a poisoned lock is still consistent.
+    // A panic while holding the lock cannot leave a half-written game (every write is
+    // computed first and then stored), so a poisoned lock is still consistent.
     inner.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl MemoryStore {
-    /// A store that holds at most `capacity` games.
-    pub fn new(capacity: usize) -> MemoryStore {
+    /// A store that holds at most `capacity` games, keeping time by `clock`.
+    pub fn new(capacity: usize, clock: StoreClock) -> MemoryStore {
         MemoryStore {
             inner: Arc::default(),
             changes: Changes::default(),
+            clock,
             capacity: capacity.max(1),
         }
     }
@@ -95,10 +107,18 @@ impl MemoryStore {
         lock(&self.inner)
     }
 
-    /// Starts the background sweep (within a Tokio runtime); it ends with the store.
-    pub fn spawn_sweeper(&self) {
+    pub fn clock(&self) -> &StoreClock {
+        &self.clock
+    }
+
+    pub fn changes(&self) -> &Changes {
+        &self.changes
+    }
+
+    /// The background sweep, to be spawned by the app; it ends with the store.
+    pub fn sweeper(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
         let inner: Weak<Mutex<Inner>> = Arc::downgrade(&self.inner);
-        tokio::spawn(async move {
+        async move {
             let mut every = tokio::time::interval(SWEEP_EVERY);
             loop {
                 every.tick().await;
@@ -107,16 +127,10 @@ impl MemoryStore {
                 };
                 lock(&inner).sweep(Instant::now());
             }
-        });
+        }
     }
 
-    pub fn create(
-        &self,
-        id: &str,
-        record: &Versioned,
-        event: &str,
-        expire_after: Duration,
-    ) -> Result<(), StoreError> {
+    pub fn create(&self, id: &str, c: Creation<'_>) -> Result<CreateOutcome, StoreError> {
         let mut inner = self.lock();
         // Expired games are removed by the sweep (every half second), so a full store makes
         // room by itself.
@@ -128,86 +142,116 @@ impl MemoryStore {
         }
         inner.games.insert(
             id.to_string(),
-            (record.clone(), Instant::now() + expire_after),
+            Game {
+                snapshot: c.snapshot.clone(),
+                expires: Instant::now() + c.expire_after,
+                events: vec![(c.snapshot.version, c.event.to_string())],
+                answers: HashMap::new(),
+                recent_writes: Vec::new(),
+                due: c.due,
+            },
         );
-        inner
-            .events
-            .insert(id.to_string(), vec![(record.version, event.to_string())]);
+        inner.index(id, c.due);
         METRICS.store_games.set(inner.games.len() as i64);
         drop(inner);
-        self.changes.notify(id, record.version);
-        Ok(())
+        self.changes.notify(id, c.snapshot.version);
+        Ok(CreateOutcome::Created)
     }
 
-    pub fn changes(&self) -> &Changes {
-        &self.changes
+    pub fn read(&self, id: &str, known: Option<u64>) -> ReadOutcome {
+        let mut inner = self.lock();
+        match inner.live(id) {
+            None => ReadOutcome::Missing,
+            Some(game) if Some(game.snapshot.version) == known => ReadOutcome::Unchanged,
+            Some(game) => ReadOutcome::Current(game.snapshot.clone()),
+        }
+    }
+
+    pub fn write(&self, id: &str, w: Write<'_>) -> WriteOutcome {
+        let mut inner = self.lock();
+        let Some(game) = inner.live(id) else {
+            return WriteOutcome::Conflict(None);
+        };
+        if let Some(answer) = w.answer
+            && let Some(saved) = game.answers.get(answer.slot)
+        {
+            return WriteOutcome::Saved(saved.clone());
+        }
+        if game.recent_writes.iter().any(|r| r == w.write_id) {
+            return WriteOutcome::Applied;
+        }
+        if game.snapshot.version != w.expected {
+            return WriteOutcome::Conflict(Some(game.snapshot.clone()));
+        }
+        game.snapshot.version = w.version;
+        game.snapshot.live = w.live.to_string();
+        if let Some(mv) = w.mv {
+            game.snapshot.moves.push_str(mv);
+            game.snapshot.moves.push(' ');
+        }
+        if let Some(key) = w.history_key {
+            game.snapshot.history.extend(key.to_le_bytes());
+        }
+        game.expires = Instant::now() + w.expire_after;
+        game.events.push((w.version, w.event.to_string()));
+        if let Some(answer) = w.answer {
+            game.answers
+                .insert(answer.slot.to_vec(), answer.value.to_vec());
+        }
+        game.recent_writes.insert(0, w.write_id.to_string());
+        game.recent_writes.truncate(RECENT_WRITES);
+        game.due = w.due;
+        inner.index(id, w.due);
+        drop(inner);
+        self.changes.notify(id, w.version);
+        WriteOutcome::Applied
+    }
+
+    pub fn saved_answer(&self, id: &str, slot: &[u8]) -> Option<Vec<u8>> {
+        self.lock().live(id)?.answers.get(slot).cloned()
     }
 
     pub fn events_after(&self, id: &str, after: u64, limit: usize) -> Vec<(u64, String)> {
         let mut inner = self.lock();
-        if inner.live(id).is_none() {
-            return Vec::new();
-        }
-        inner.events.get(id).map_or_else(Vec::new, |log| {
-            let start = log.partition_point(|(v, _)| *v <= after);
-            log[start..].iter().take(limit).cloned().collect()
+        inner.live(id).map_or_else(Vec::new, |game| {
+            let start = game.events.partition_point(|(v, _)| *v <= after);
+            game.events[start..].iter().take(limit).cloned().collect()
         })
     }
 
-    pub fn load(&self, id: &str) -> Option<Versioned> {
-        self.lock().live(id).cloned()
+    pub fn due(&self, now: u64, limit: usize) -> Vec<String> {
+        self.lock()
+            .due
+            .iter()
+            .take_while(|(at, _)| *at <= now)
+            .take(limit)
+            .map(|(_, id)| id.clone())
+            .collect()
     }
 
-    pub fn compare_and_set(
-        &self,
-        id: &str,
-        expected: u64,
-        record: &Versioned,
-        event: &str,
-        extras: WriteExtras<'_>,
-    ) -> bool {
+    pub fn fix_due(&self, id: &str) {
         let mut inner = self.lock();
-        if inner.live(id).map(|r| r.version) != Some(expected) {
+        let due = inner.live(id).and_then(|g| g.due);
+        inner.index(id, due);
+    }
+
+    pub fn claim(&self, id: &str, owner: &str, ttl: Duration) -> bool {
+        let mut inner = self.lock();
+        let now = Instant::now();
+        if inner.leases.get(id).is_some_and(|(_, until)| *until > now) {
             return false;
         }
-        let now = Instant::now();
         inner
-            .games
-            .insert(id.to_string(), (record.clone(), now + extras.expire_after));
-        if let Some((key, answer)) = extras.idempotent_answer {
-            inner.answers.insert(
-                (id.to_string(), key.to_string()),
-                (
-                    answer.to_string(),
-                    now + IDEMPOTENCY_TTL.min(extras.expire_after),
-                ),
-            );
+            .leases
+            .insert(id.to_string(), (owner.to_string(), now + ttl));
+        if inner.live(id).is_some() {
+            let after = self.clock.now_ms() + ttl.as_millis() as u64;
+            inner.index(id, Some(after));
         }
-        let log = inner.events.entry(id.to_string()).or_default();
-        log.push((record.version, event.to_string()));
-        if log.len() > EVENT_LOG_LEN {
-            log.drain(..log.len() - EVENT_LOG_LEN);
-        }
-        drop(inner);
-        self.changes.notify(id, record.version);
         true
     }
 
-    pub fn try_lease(&self, id: &str, owner: &str, ttl: Duration) -> bool {
-        let mut inner = self.lock();
-        let now = Instant::now();
-        match inner.leases.get(id) {
-            Some((holder, until)) if *until > now && holder != owner => false,
-            _ => {
-                inner
-                    .leases
-                    .insert(id.to_string(), (owner.to_string(), now + ttl));
-                true
-            }
-        }
-    }
-
-    pub fn release_lease(&self, id: &str, owner: &str) {
+    pub fn release(&self, id: &str, owner: &str) {
         let mut inner = self.lock();
         if inner
             .leases
@@ -215,19 +259,6 @@ impl MemoryStore {
             .is_some_and(|(holder, _)| holder == owner)
         {
             inner.leases.remove(id);
-        }
-    }
-
-    pub fn idempotent_answer(&self, id: &str, key: &str) -> Option<String> {
-        let mut inner = self.lock();
-        inner.live(id)?;
-        let slot = (id.to_string(), key.to_string());
-        match inner.answers.get(&slot) {
-            Some((_, until)) if *until <= Instant::now() => {
-                inner.answers.remove(&slot);
-                None
-            }
-            other => other.map(|(answer, _)| answer.clone()),
         }
     }
 }

@@ -1,21 +1,30 @@
 //! Where games live between requests: Redis in production, or an embedded in-memory store.
 //!
-//! The store knows nothing about games. It keeps, per game id, an opaque record with a version
-//! number, and replaces a record only if its version is still the one the writer read (a
-//! compare-and-set), which is how replicas that share one store never lose or duplicate a
-//! move. The answer to a request with an `Idempotency-Key` is saved in the same atomic step,
-//! and so is the change's event (appended to the game's event log, and announced to every
-//! replica, so that live watchers anywhere see every change in order).
+//! The store knows nothing about the rules. Per game it keeps a [`Snapshot`] (the header, the
+//! live part, the moves, the repetition history) under a version number, the game's event log,
+//! the answers to idempotent requests, and an entry in a due index. A write replaces the live
+//! part only if the version is still the one the writer computed from (a compare-and-set),
+//! appending the move, the history key and the event, saving the idempotent answer, updating
+//! the due index and announcing the change, all in one atomic step (one Lua script in Redis,
+//! one lock in memory). That is how replicas that share a store never lose or duplicate a
+//! move, and how a move costs one round trip: a conflicting write gets the current game back in
+//! the same reply.
+//!
+//! Both stores give every key a lifetime, and both take "now" from one clock (see [`clock`]).
 
 mod changes;
+pub mod clock;
 mod memory;
 mod redis;
 
 use std::time::Duration;
 
 pub use changes::Changes;
+pub use clock::StoreClock;
 pub use memory::MemoryStore;
 pub use redis::RedisStore;
+
+pub use crate::service::domain::Snapshot;
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
@@ -30,29 +39,85 @@ pub enum StoreError {
     Full(String),
 }
 
-/// A record as stored: its version and its bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Versioned {
-    pub version: u64,
-    pub data: String,
+/// The answer of an idempotent request, kept with its game: an 8-byte slot (a digest of the
+/// seat, the operation and the key) and the value to compare a retry with.
+#[derive(Debug, Clone, Copy)]
+pub struct SavedAnswer<'a> {
+    pub slot: &'a [u8],
+    pub value: &'a [u8],
 }
 
-/// What a compare-and-set writes besides the record.
+/// One change to write.
 #[derive(Debug, Clone)]
-pub struct WriteExtras<'a> {
-    /// Let the record (and its event log) expire this long after the write: the idle period
-    /// while the game is on, the finished lifetime once it is over. Every write sets it, so
-    /// every key of a game has a lifetime and an unfinished one is renewed by each change.
+pub struct Write<'a> {
+    /// The version the change was computed from.
+    pub expected: u64,
+    /// The version it makes.
+    pub version: u64,
+    /// The new live part.
+    pub live: &'a str,
+    /// A move to append to the move list.
+    pub mv: Option<&'a str>,
+    /// A repetition key to append to the history.
+    pub history_key: Option<u64>,
+    /// The change's event, appended to the log under `version`.
+    pub event: &'a str,
+    /// Let the game (and its log and answers) expire this long after the write.
     pub expire_after: Duration,
-    /// Remember `(key, answer)` as the answer to a request with this `Idempotency-Key`.
-    pub idempotent_answer: Option<(&'a str, &'a str)>,
+    /// Save this answer, unless its slot holds one already (then that one is the answer).
+    pub answer: Option<SavedAnswer<'a>>,
+    /// Unique per request: a retry of a write that was applied answers as applied.
+    pub write_id: &'a str,
+    /// When the game next needs the service by itself (the due index), if ever.
+    pub due: Option<u64>,
+    /// The time the change was computed at, by the writer's idea of the store's clock.
+    pub now: u64,
 }
 
-/// About how many events a game's log keeps.
-pub const EVENT_LOG_LEN: usize = 10_000;
+/// What became of a write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteOutcome {
+    /// Written (or written before, by this very request).
+    Applied,
+    /// The slot of the answer held one already: this saved value.
+    Saved(Vec<u8>),
+    /// Someone wrote first: the game as it is now (`None`: it is gone).
+    Conflict(Option<Snapshot>),
+    /// The write's time was too far from the store's: recompute at the store's time.
+    Skewed,
+}
 
-/// How long an `Idempotency-Key`'s answer is remembered.
-pub const IDEMPOTENCY_TTL: Duration = Duration::from_secs(24 * 3600);
+/// What a read found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadOutcome {
+    Missing,
+    /// Still at the version the reader knew.
+    Unchanged,
+    Current(Snapshot),
+}
+
+/// A new game to store.
+#[derive(Debug, Clone)]
+pub struct Creation<'a> {
+    pub snapshot: &'a Snapshot,
+    pub event: &'a str,
+    pub expire_after: Duration,
+    pub due: Option<u64>,
+    pub now: u64,
+}
+
+/// What became of a creation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CreateOutcome {
+    Created,
+    /// The creation's time was too far from the store's.
+    Skewed,
+}
+
+/// How long the due index lives after its last update: longer than any game in it.
+pub fn index_lifetime(idle: Duration, finished: Duration) -> Duration {
+    idle.max(finished) + Duration::from_secs(3600)
+}
 
 /// The configured store.
 pub enum Store {
@@ -61,23 +126,55 @@ pub enum Store {
 }
 
 impl Store {
-    /// Stores a new record and its first event, both expiring after `expire_after` unless a
-    /// later write renews them.
-    pub async fn create(
-        &self,
-        id: &str,
-        record: &Versioned,
-        event: &str,
-        expire_after: Duration,
-    ) -> Result<(), StoreError> {
+    /// The time replicas agree on (the store's).
+    pub fn clock(&self) -> &StoreClock {
         match self {
-            Store::Memory(s) => s.create(id, record, event, expire_after),
-            Store::Redis(s) => s.create(id, record, event, expire_after).await,
+            Store::Memory(s) => s.clock(),
+            Store::Redis(s) => s.clock(),
         }
     }
 
-    /// At most `limit` events of `id` with versions above `after`, oldest first (the log keeps
-    /// the last [`EVENT_LOG_LEN`] or so).
+    /// The fan-out of changes to this replica's watchers.
+    pub fn changes(&self) -> &Changes {
+        match self {
+            Store::Memory(s) => s.changes(),
+            Store::Redis(s) => s.changes(),
+        }
+    }
+
+    /// Stores a new game and its first event.
+    pub async fn create(&self, id: &str, c: Creation<'_>) -> Result<CreateOutcome, StoreError> {
+        match self {
+            Store::Memory(s) => s.create(id, c),
+            Store::Redis(s) => s.create(id, c).await,
+        }
+    }
+
+    /// The game, unless it is still at version `known`.
+    pub async fn read(&self, id: &str, known: Option<u64>) -> Result<ReadOutcome, StoreError> {
+        match self {
+            Store::Memory(s) => Ok(s.read(id, known)),
+            Store::Redis(s) => s.read(id, known).await,
+        }
+    }
+
+    /// Writes a change atomically (see [`Write`]).
+    pub async fn write(&self, id: &str, w: Write<'_>) -> Result<WriteOutcome, StoreError> {
+        match self {
+            Store::Memory(s) => Ok(s.write(id, w)),
+            Store::Redis(s) => s.write(id, w).await,
+        }
+    }
+
+    /// The saved answer in `slot`, if any.
+    pub async fn saved_answer(&self, id: &str, slot: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        match self {
+            Store::Memory(s) => Ok(s.saved_answer(id, slot)),
+            Store::Redis(s) => s.saved_answer(id, slot).await,
+        }
+    }
+
+    /// At most `limit` events of `id` with versions above `after`, oldest first.
     pub async fn events_after(
         &self,
         id: &str,
@@ -90,71 +187,43 @@ impl Store {
         }
     }
 
-    /// The fan-out of changes to this replica's watchers.
-    pub fn changes(&self) -> &Changes {
+    /// Games due by `now` (at most about `limit`), in no particular order.
+    pub async fn due(&self, now: u64, limit: usize) -> Result<Vec<String>, StoreError> {
         match self {
-            Store::Memory(s) => s.changes(),
-            Store::Redis(s) => s.changes(),
+            Store::Memory(s) => Ok(s.due(now, limit)),
+            Store::Redis(s) => s.due(now, limit).await,
         }
     }
 
-    pub async fn load(&self, id: &str) -> Result<Option<Versioned>, StoreError> {
+    /// Puts `id`'s index entry back in line with the game (or removes it if the game is gone).
+    pub async fn fix_due(&self, id: &str) -> Result<(), StoreError> {
         match self {
-            Store::Memory(s) => Ok(s.load(id)),
-            Store::Redis(s) => s.load(id).await,
+            Store::Memory(s) => {
+                s.fix_due(id);
+                Ok(())
+            }
+            Store::Redis(s) => s.fix_due(id).await,
         }
     }
 
-    /// Replaces the record if its version is still `expected`; `false` if someone else wrote
-    /// first (or the record is gone).
-    pub async fn compare_and_set(
-        &self,
-        id: &str,
-        expected: u64,
-        record: &Versioned,
-        event: &str,
-        extras: WriteExtras<'_>,
-    ) -> Result<bool, StoreError> {
+    /// Takes the game's lease for `owner` (who thinks for an engine seat) unless someone else
+    /// holds it, and moves the game's due time past the lease, so no one else looks at it
+    /// before the lease lapses; a dead holder's lease lapses after `ttl` by itself.
+    pub async fn claim(&self, id: &str, owner: &str, ttl: Duration) -> Result<bool, StoreError> {
         match self {
-            Store::Memory(s) => Ok(s.compare_and_set(id, expected, record, event, extras)),
-            Store::Redis(s) => s.compare_and_set(id, expected, record, event, extras).await,
-        }
-    }
-
-    /// The saved answer to an earlier request with this `Idempotency-Key`, if any.
-    pub async fn idempotent_answer(
-        &self,
-        id: &str,
-        key: &str,
-    ) -> Result<Option<String>, StoreError> {
-        match self {
-            Store::Memory(s) => Ok(s.idempotent_answer(id, key)),
-            Store::Redis(s) => s.idempotent_answer(id, key).await,
-        }
-    }
-
-    /// Takes the game's lease for `owner` (who thinks for a computer seat) unless someone else
-    /// holds it; it lapses after `ttl` by itself, so a dead holder blocks no one for long.
-    pub async fn try_lease(
-        &self,
-        id: &str,
-        owner: &str,
-        ttl: Duration,
-    ) -> Result<bool, StoreError> {
-        match self {
-            Store::Memory(s) => Ok(s.try_lease(id, owner, ttl)),
-            Store::Redis(s) => s.try_lease(id, owner, ttl).await,
+            Store::Memory(s) => Ok(s.claim(id, owner, ttl)),
+            Store::Redis(s) => s.claim(id, owner, ttl).await,
         }
     }
 
     /// Gives the lease back if `owner` still holds it.
-    pub async fn release_lease(&self, id: &str, owner: &str) -> Result<(), StoreError> {
+    pub async fn release(&self, id: &str, owner: &str) -> Result<(), StoreError> {
         match self {
             Store::Memory(s) => {
-                s.release_lease(id, owner);
+                s.release(id, owner);
                 Ok(())
             }
-            Store::Redis(s) => s.release_lease(id, owner).await,
+            Store::Redis(s) => s.release(id, owner).await,
         }
     }
 

@@ -1,7 +1,13 @@
-//! The Redis store. A game is one hash `<prefix>:{<id>}:g` with fields `v` (version) and `d`
-//! (the record); idempotent answers are `<prefix>:{<id>}:i:<key>`. The `{<id>}` hash tag puts
-//! every key of a game in one Redis Cluster slot, so the compare-and-set script touches one
-//! slot only.
+//! The Redis store.
+//!
+//! Per game `<prefix>:{<s>}:<id>:` followed by `g` (a hash: `v` version, `c` header, `s` live
+//! part, `m` moves, `r` repetition history, `d` due time, `w` recent write ids), `e` (the event
+//! log, a stream whose entry ids are `<version>-1`), `i` (saved idempotent answers) and `l` (the
+//! engine seat's lease); and per shard `<prefix>:{<s>}:due`, a sorted set of game ids by due
+//! time. `<s>` is the shard: the first two hex digits of the id. The hash tag `{<s>}` puts a
+//! game's keys and its shard's index in one Redis Cluster slot, so every script touches one
+//! slot only, and the index is updated in the same atomic step as the game; 256 shards spread
+//! the games over a cluster's nodes.
 //!
 //! The connection is made on first use, not at start-up, so the service starts (and reports
 //! not-ready) while Redis is down; redis-rs's `ConnectionManager` (or, for a Redis Cluster, its
@@ -9,44 +15,117 @@
 
 use std::time::Duration;
 
-use redis::AsyncCommands;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use tokio::sync::OnceCell;
 
-use super::{Changes, EVENT_LOG_LEN, IDEMPOTENCY_TTL, StoreError, Versioned, WriteExtras};
+use super::clock::{StoreClock, TOLERANCE_MS};
+use super::{
+    Changes, CreateOutcome, Creation, ReadOutcome, Snapshot, StoreError, Write, WriteOutcome,
+};
 
-/// Replaces the record only if its version is still ARGV[1], renews its lifetime (ARGV[4] ms:
-/// the idle period while the game is on, the finished lifetime once it is over) and optionally
-/// saves an idempotent answer (with its own lifetime, ARGV[6] ms) in the same atomic step.
-/// It also appends the change's event to the game's log (stream entry id `<version>-1`) and
-/// announces `<id> <version>` to every replica.
-const COMPARE_AND_SET: &str = r"
-if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 'd', ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-if ARGV[5] ~= '' then redis.call('SET', KEYS[2], ARGV[5], 'PX', ARGV[6]) end
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[10], ARGV[2] .. '-1', 'e', ARGV[7])
-redis.call('PEXPIRE', KEYS[3], ARGV[4])
-redis.call('PUBLISH', ARGV[8], ARGV[9] .. ' ' .. ARGV[2])
+/// The store's time in milliseconds, as every script computes it first.
+const NOW: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+";
+
+/// The write (see `Write`). KEYS: game, events, answers, due index. ARGV: expected version,
+/// version, live part, move ('' if none), history key ('' if none), event, lifetime ms, answer
+/// slot ('' if none), answer value, write id, due time ('' if none), channel, id, writer's now,
+/// tolerance ms, index lifetime ms. Answers `{code, now, ...}`: 0 gone, 1 applied, 2 saved
+/// answer (then the value), 3 conflict (then the current game), 4 skewed.
+const WRITE: &str = r"
+local v = redis.call('HGET', KEYS[1], 'v')
+if not v then return {0, now} end
+if ARGV[8] ~= '' then
+  local saved = redis.call('HGET', KEYS[3], ARGV[8])
+  if saved then return {2, now, saved} end
+end
+local w = redis.call('HGET', KEYS[1], 'w') or ''
+if string.find(w, ARGV[10], 1, true) then return {1, now} end
+if math.abs(now - tonumber(ARGV[14])) > tonumber(ARGV[15]) then return {4, now} end
+if v ~= ARGV[1] then
+  local f = redis.call('HMGET', KEYS[1], 'c', 's', 'm', 'r')
+  return {3, now, v, f[1] or '', f[2] or '', f[3] or '', f[4] or ''}
+end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'w', string.sub(ARGV[10] .. ' ' .. w, 1, 67))
+if ARGV[4] ~= '' then
+  redis.call('HSET', KEYS[1], 'm', (redis.call('HGET', KEYS[1], 'm') or '') .. ARGV[4] .. ' ')
+end
+if ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[1], 'r', (redis.call('HGET', KEYS[1], 'r') or '') .. ARGV[5])
+end
+if ARGV[11] ~= '' then
+  redis.call('HSET', KEYS[1], 'd', ARGV[11])
+  redis.call('ZADD', KEYS[4], ARGV[11], ARGV[13])
+  redis.call('PEXPIRE', KEYS[4], ARGV[16])
+else
+  redis.call('HDEL', KEYS[1], 'd')
+  redis.call('ZREM', KEYS[4], ARGV[13])
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[7])
+redis.call('XADD', KEYS[2], ARGV[2] .. '-1', 'e', ARGV[6])
+redis.call('PEXPIRE', KEYS[2], ARGV[7])
+if ARGV[8] ~= '' then
+  redis.call('HSET', KEYS[3], ARGV[8], ARGV[9])
+end
+if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('PEXPIRE', KEYS[3], ARGV[7]) end
+redis.call('PUBLISH', ARGV[12], ARGV[13] .. ' ' .. ARGV[2])
+return {1, now}
+";
+
+/// A read. KEYS: game. ARGV: the version the reader knows ('' if none). Answers `{0, now}`
+/// gone, `{1, now}` unchanged, `{2, now, v, header, live, moves, history}`.
+const READ: &str = r"
+local v = redis.call('HGET', KEYS[1], 'v')
+if not v then return {0, now} end
+if v == ARGV[1] then return {1, now} end
+local f = redis.call('HMGET', KEYS[1], 'c', 's', 'm', 'r')
+return {2, now, v, f[1] or '', f[2] or '', f[3] or '', f[4] or ''}
+";
+
+/// A new game. KEYS: game, events, due index. ARGV: version, header, live, moves, history,
+/// event, lifetime ms, due ('' if none), channel, id, writer's now, tolerance ms, index
+/// lifetime ms. Answers `{1, now}` created, `{4, now}` skewed.
+const CREATE: &str = r"
+if math.abs(now - tonumber(ARGV[11])) > tonumber(ARGV[12]) then return {4, now} end
+redis.call('HSET', KEYS[1], 'v', ARGV[1], 'c', ARGV[2], 's', ARGV[3], 'm', ARGV[4], 'r', ARGV[5])
+if ARGV[8] ~= '' then
+  redis.call('HSET', KEYS[1], 'd', ARGV[8])
+  redis.call('ZADD', KEYS[3], ARGV[8], ARGV[10])
+  redis.call('PEXPIRE', KEYS[3], ARGV[13])
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[7])
+redis.call('XADD', KEYS[2], ARGV[1] .. '-1', 'e', ARGV[6])
+redis.call('PEXPIRE', KEYS[2], ARGV[7])
+redis.call('PUBLISH', ARGV[9], ARGV[10] .. ' ' .. ARGV[1])
+return {1, now}
+";
+
+/// Takes the lease. KEYS: lease, due index, game. ARGV: owner, ttl ms, id.
+const CLAIM: &str = r"
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
+if redis.call('EXISTS', KEYS[3]) == 1 then
+  redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[3])
+end
 return 1
 ";
 
-/// Deletes the lease only if it is still held by ARGV[1].
+/// Deletes the lease only if it is still held by ARGV[1]. KEYS: lease.
 const RELEASE: &str = r"
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 ";
 
-/// Creates a game and its first event, both expiring after ARGV[6] ms, and announces it (one
-/// slot, so also on a cluster).
-const CREATE: &str = r"
-redis.call('HSET', KEYS[1], 'v', ARGV[1], 'd', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[6])
-redis.call('XADD', KEYS[2], ARGV[1] .. '-1', 'e', ARGV[3])
-redis.call('PEXPIRE', KEYS[2], ARGV[6])
-redis.call('PUBLISH', ARGV[4], ARGV[5] .. ' ' .. ARGV[1])
+/// Puts the index entry of ARGV[1] back in line with its game. KEYS: game, due index.
+const FIX_DUE: &str = r"
+local d = redis.call('HGET', KEYS[1], 'd')
+if d then redis.call('ZADD', KEYS[2], d, ARGV[1]) else redis.call('ZREM', KEYS[2], ARGV[1]) end
 return 1
 ";
+
+/// The number of shards (two hex digits of a game id).
+const SHARDS: usize = 256;
 
 /// A single Redis or a Redis Cluster.
 enum Backend {
@@ -92,16 +171,40 @@ impl redis::aio::ConnectionLike for Connection {
     }
 }
 
+struct Scripts {
+    write: redis::Script,
+    read: redis::Script,
+    create: redis::Script,
+    claim: redis::Script,
+    release: redis::Script,
+    fix_due: redis::Script,
+}
+
+impl Scripts {
+    fn new() -> Scripts {
+        let timed = |body: &str| redis::Script::new(&format!("{NOW}{body}"));
+        Scripts {
+            write: timed(WRITE),
+            read: timed(READ),
+            create: timed(CREATE),
+            claim: timed(CLAIM),
+            release: redis::Script::new(RELEASE),
+            fix_due: redis::Script::new(FIX_DUE),
+        }
+    }
+}
+
 pub struct RedisStore {
     backend: Backend,
     /// Where the change listener subscribes (any node of a cluster sees every publish).
     pubsub: redis::Client,
     connection: OnceCell<Connection>,
-    create: redis::Script,
     prefix: String,
-    script: redis::Script,
-    release: redis::Script,
+    scripts: Scripts,
     changes: std::sync::Arc<Changes>,
+    clock: StoreClock,
+    /// How long a shard's due index lives after its last update.
+    index_lifetime: Duration,
     /// The URL's passwords, scrubbed from every error this store relays.
     secrets: Vec<String>,
 }
@@ -109,6 +212,40 @@ pub struct RedisStore {
 /// A lifetime in milliseconds for `PEXPIRE`/`PX` (at least 1: Redis refuses 0).
 fn millis(d: Duration) -> u64 {
     (d.as_millis() as u64).max(1)
+}
+
+/// Reads the reply array of a script: its code, the store's time and the rest.
+fn reply(value: redis::Value) -> Result<(i64, u64, Vec<redis::Value>), StoreError> {
+    let corrupt = || StoreError::Corrupt("a script answered in an unexpected shape".into());
+    let redis::Value::Array(mut items) = value else {
+        return Err(corrupt());
+    };
+    if items.len() < 2 {
+        return Err(corrupt());
+    }
+    let rest = items.split_off(2);
+    let code: i64 = redis::from_redis_value_ref(&items[0]).map_err(|_| corrupt())?;
+    let now: u64 = redis::from_redis_value_ref(&items[1]).map_err(|_| corrupt())?;
+    Ok((code, now, rest))
+}
+
+/// The game of a `{v, header, live, moves, history}` tail.
+fn snapshot(fields: &[redis::Value]) -> Result<Snapshot, StoreError> {
+    let corrupt = |what: &str| StoreError::Corrupt(format!("stored game: {what}"));
+    let [v, header, live, moves, history] = fields else {
+        return Err(corrupt("wrong number of fields"));
+    };
+    let text = |value: &redis::Value, what: &str| -> Result<String, StoreError> {
+        redis::from_redis_value_ref(value).map_err(|_| corrupt(what))
+    };
+    let version: String = text(v, "version")?;
+    Ok(Snapshot {
+        version: version.parse().map_err(|_| corrupt("version"))?,
+        header: text(header, "header")?,
+        live: text(live, "live part")?,
+        moves: text(moves, "moves")?,
+        history: redis::from_redis_value_ref(history).map_err(|_| corrupt("history"))?,
+    })
 }
 
 impl RedisStore {
@@ -119,6 +256,8 @@ impl RedisStore {
         url: &str,
         prefix: &str,
         ca: Option<&[u8]>,
+        clock: StoreClock,
+        index_lifetime: Duration,
     ) -> Result<RedisStore, redis::RedisError> {
         let certificates = ca.map(|pem| redis::TlsCertificates {
             client_tls: None,
@@ -151,17 +290,21 @@ impl RedisStore {
             backend,
             pubsub: open(nodes.first().copied().unwrap_or(url))?,
             connection: OnceCell::new(),
-            create: redis::Script::new(CREATE),
             prefix: prefix.to_string(),
-            script: redis::Script::new(COMPARE_AND_SET),
-            release: redis::Script::new(RELEASE),
+            scripts: Scripts::new(),
             changes: std::sync::Arc::new(Changes::default()),
+            clock,
+            index_lifetime,
             secrets: crate::service::redact::secrets(url),
         })
     }
 
     pub fn changes(&self) -> &Changes {
         &self.changes
+    }
+
+    pub fn clock(&self) -> &StoreClock {
+        &self.clock
     }
 
     /// A Redis error as a store error, without the URL's password.
@@ -173,44 +316,63 @@ impl RedisStore {
         format!("{}:changes", self.prefix)
     }
 
-    fn events_key(&self, id: &str) -> String {
-        format!("{}:{{{id}}}:ev", self.prefix)
+    /// The key of `id`'s part `part` (`g`, `e`, `i`, `l`).
+    fn key(&self, id: &str, part: &str) -> String {
+        let shard = id.get(..2).unwrap_or("00");
+        format!("{}:{{{shard}}}:{id}:{part}", self.prefix)
+    }
+
+    fn shard_index(&self, shard: &str) -> String {
+        format!("{}:{{{shard}}}:due", self.prefix)
+    }
+
+    fn index(&self, id: &str) -> String {
+        self.shard_index(id.get(..2).unwrap_or("00"))
     }
 
     /// Follows the change announcements of every replica and wakes this replica's watchers;
-    /// reconnects by itself while Redis is away. Runs until the process ends.
-    pub fn spawn_listener(&self) {
-        let client = self.pubsub.clone();
-        let channel = self.channel();
-        let changes = self.changes.clone();
-        let secrets = self.secrets.clone();
-        tokio::spawn(async move {
-            use futures_util::StreamExt;
-            loop {
-                match client.get_async_pubsub().await {
-                    Ok(mut pubsub) => {
-                        if pubsub.subscribe(&channel).await.is_ok() {
-                            let mut messages = pubsub.on_message();
-                            while let Some(msg) = messages.next().await {
-                                let Ok(text) = msg.get_payload::<String>() else {
-                                    continue;
-                                };
-                                if let Some((id, v)) = text.split_once(' ')
-                                    && let Ok(version) = v.parse()
-                                {
-                                    changes.notify(id, version);
-                                }
+    /// reconnects by itself while Redis is away. Runs until the task is dropped.
+    pub async fn listen(
+        client: redis::Client,
+        channel: String,
+        changes: std::sync::Arc<Changes>,
+        secrets: Vec<String>,
+    ) {
+        use futures_util::StreamExt;
+        loop {
+            match client.get_async_pubsub().await {
+                Ok(mut pubsub) => {
+                    if pubsub.subscribe(&channel).await.is_ok() {
+                        let mut messages = pubsub.on_message();
+                        while let Some(msg) = messages.next().await {
+                            let Ok(text) = msg.get_payload::<String>() else {
+                                continue;
+                            };
+                            if let Some((id, v)) = text.split_once(' ')
+                                && let Ok(version) = v.parse()
+                            {
+                                changes.notify(id, version);
                             }
                         }
                     }
-                    Err(e) => tracing::debug!(
-                        error = %crate::service::redact::scrub(&e.to_string(), &secrets),
-                        "change listener cannot connect"
-                    ),
                 }
-                tokio::time::sleep(Duration::from_millis(500)).await;
+                Err(e) => tracing::debug!(
+                    error = %crate::service::redact::scrub(&e.to_string(), &secrets),
+                    "change listener cannot connect"
+                ),
             }
-        });
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+
+    /// The change listener's task, to be spawned by the app.
+    pub fn listener(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        RedisStore::listen(
+            self.pubsub.clone(),
+            self.channel(),
+            self.changes.clone(),
+            self.secrets.clone(),
+        )
     }
 
     async fn connection(&self) -> Result<Connection, StoreError> {
@@ -238,37 +400,120 @@ impl RedisStore {
             .map_err(|e| self.unavailable(e))
     }
 
-    fn game_key(&self, id: &str) -> String {
-        format!("{}:{{{id}}}:g", self.prefix)
-    }
-
-    fn answer_key(&self, id: &str, key: &str) -> String {
-        format!("{}:{{{id}}}:i:{key}", self.prefix)
-    }
-
-    pub async fn create(
+    /// Runs a script that answers `{code, now, ...}` and notes the store's time.
+    async fn run(
         &self,
-        id: &str,
-        record: &Versioned,
-        event: &str,
-        expire_after: Duration,
-    ) -> Result<(), StoreError> {
+        invocation: &redis::ScriptInvocation<'_>,
+    ) -> Result<(i64, Vec<redis::Value>), StoreError> {
         let mut conn = self.connection().await?;
-        let _: i64 = self
-            .create
-            .key(self.game_key(id))
-            .key(self.events_key(id))
-            .arg(record.version)
-            .arg(&record.data)
-            .arg(event)
-            .arg(self.channel())
-            .arg(id)
-            .arg(millis(expire_after))
+        let value: redis::Value = invocation
             .invoke_async(&mut conn)
             .await
             .map_err(|e| self.unavailable(e))?;
-        self.changes.notify(id, record.version);
-        Ok(())
+        let (code, now, rest) = reply(value)?;
+        self.clock.observe(now);
+        Ok((code, rest))
+    }
+
+    pub async fn create(&self, id: &str, c: Creation<'_>) -> Result<CreateOutcome, StoreError> {
+        let mut invocation = self.scripts.create.prepare_invoke();
+        invocation
+            .key(self.key(id, "g"))
+            .key(self.key(id, "e"))
+            .key(self.index(id))
+            .arg(c.snapshot.version)
+            .arg(&c.snapshot.header)
+            .arg(&c.snapshot.live)
+            .arg(&c.snapshot.moves)
+            .arg(&c.snapshot.history[..])
+            .arg(c.event)
+            .arg(millis(c.expire_after))
+            .arg(c.due.map(|d| d.to_string()).unwrap_or_default())
+            .arg(self.channel())
+            .arg(id)
+            .arg(c.now)
+            .arg(TOLERANCE_MS)
+            .arg(millis(self.index_lifetime));
+        match self.run(&invocation).await?.0 {
+            1 => {
+                self.changes.notify(id, c.snapshot.version);
+                Ok(CreateOutcome::Created)
+            }
+            4 => Ok(CreateOutcome::Skewed),
+            code => Err(StoreError::Corrupt(format!("create answered {code}"))),
+        }
+    }
+
+    pub async fn read(&self, id: &str, known: Option<u64>) -> Result<ReadOutcome, StoreError> {
+        let mut invocation = self.scripts.read.prepare_invoke();
+        invocation
+            .key(self.key(id, "g"))
+            .arg(known.map(|v| v.to_string()).unwrap_or_default());
+        match self.run(&invocation).await? {
+            (0, _) => Ok(ReadOutcome::Missing),
+            (1, _) => Ok(ReadOutcome::Unchanged),
+            (2, fields) => Ok(ReadOutcome::Current(snapshot(&fields)?)),
+            (code, _) => Err(StoreError::Corrupt(format!("read answered {code}"))),
+        }
+    }
+
+    pub async fn write(&self, id: &str, w: Write<'_>) -> Result<WriteOutcome, StoreError> {
+        let (slot, value): (&[u8], &[u8]) = match w.answer {
+            Some(a) => (a.slot, a.value),
+            None => (b"", b""),
+        };
+        let mut invocation = self.scripts.write.prepare_invoke();
+        invocation
+            .key(self.key(id, "g"))
+            .key(self.key(id, "e"))
+            .key(self.key(id, "i"))
+            .key(self.index(id))
+            .arg(w.expected)
+            .arg(w.version)
+            .arg(w.live)
+            .arg(w.mv.unwrap_or(""))
+            .arg(
+                w.history_key
+                    .map(|k| k.to_le_bytes().to_vec())
+                    .unwrap_or_default(),
+            )
+            .arg(w.event)
+            .arg(millis(w.expire_after))
+            .arg(slot)
+            .arg(value)
+            .arg(w.write_id)
+            .arg(w.due.map(|d| d.to_string()).unwrap_or_default())
+            .arg(self.channel())
+            .arg(id)
+            .arg(w.now)
+            .arg(TOLERANCE_MS)
+            .arg(millis(self.index_lifetime));
+        match self.run(&invocation).await? {
+            (0, _) => Ok(WriteOutcome::Conflict(None)),
+            (1, _) => {
+                self.changes.notify(id, w.version);
+                Ok(WriteOutcome::Applied)
+            }
+            (2, saved) => Ok(WriteOutcome::Saved(
+                saved
+                    .first()
+                    .and_then(|v| redis::from_redis_value_ref(v).ok())
+                    .ok_or_else(|| StoreError::Corrupt("a saved answer".into()))?,
+            )),
+            (3, fields) => Ok(WriteOutcome::Conflict(Some(snapshot(&fields)?))),
+            (4, _) => Ok(WriteOutcome::Skewed),
+            (code, _) => Err(StoreError::Corrupt(format!("write answered {code}"))),
+        }
+    }
+
+    pub async fn saved_answer(&self, id: &str, slot: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        let mut conn = self.connection().await?;
+        redis::cmd("HGET")
+            .arg(self.key(id, "i"))
+            .arg(slot)
+            .query_async(&mut conn)
+            .await
+            .map_err(|e| self.unavailable(e))
     }
 
     pub async fn events_after(
@@ -279,7 +524,7 @@ impl RedisStore {
     ) -> Result<Vec<(u64, String)>, StoreError> {
         let mut conn = self.connection().await?;
         let reply: redis::streams::StreamRangeReply = redis::cmd("XRANGE")
-            .arg(self.events_key(id))
+            .arg(self.key(id, "e"))
             .arg(format!("({after}-1"))
             .arg("+")
             .arg("COUNT")
@@ -304,104 +549,69 @@ impl RedisStore {
             .collect()
     }
 
-    pub async fn load(&self, id: &str) -> Result<Option<Versioned>, StoreError> {
-        let mut conn = self.connection().await?;
-        let (version, data): (Option<String>, Option<String>) = redis::cmd("HMGET")
-            .arg(self.game_key(id))
-            .arg("v")
-            .arg("d")
-            .query_async(&mut conn)
-            .await
-            .map_err(|e| self.unavailable(e))?;
-        match (version, data) {
-            (Some(v), Some(data)) => {
-                let version = v
-                    .parse()
-                    .map_err(|_| StoreError::Corrupt(format!("version {v:?} of game {id}")))?;
-                Ok(Some(Versioned { version, data }))
+    pub async fn due(&self, now: u64, limit: usize) -> Result<Vec<String>, StoreError> {
+        let conn = self.connection().await?;
+        let per_shard = limit.div_ceil(SHARDS).max(4);
+        let queries = (0..SHARDS).map(|shard| {
+            let mut conn = conn.clone();
+            let key = self.shard_index(&format!("{shard:02x}"));
+            async move {
+                redis::cmd("ZRANGEBYSCORE")
+                    .arg(key)
+                    .arg("-inf")
+                    .arg(now)
+                    .arg("LIMIT")
+                    .arg(0)
+                    .arg(per_shard)
+                    .query_async::<Vec<String>>(&mut conn)
+                    .await
             }
-            _ => Ok(None),
+        });
+        let mut due = Vec::new();
+        for result in futures_util::future::join_all(queries).await {
+            due.extend(result.map_err(|e| self.unavailable(e))?);
         }
+        due.truncate(limit);
+        Ok(due)
     }
 
-    pub async fn compare_and_set(
-        &self,
-        id: &str,
-        expected: u64,
-        record: &Versioned,
-        event: &str,
-        extras: WriteExtras<'_>,
-    ) -> Result<bool, StoreError> {
+    pub async fn fix_due(&self, id: &str) -> Result<(), StoreError> {
         let mut conn = self.connection().await?;
-        let (answer_key, answer) = match extras.idempotent_answer {
-            Some((key, answer)) => (self.answer_key(id, key), answer),
-            None => (self.answer_key(id, "-"), ""),
-        };
-        let expire_ms = millis(extras.expire_after);
-        let answer_ms = millis(IDEMPOTENCY_TTL.min(extras.expire_after));
-        let done: i64 = self
-            .script
-            .key(self.game_key(id))
-            .key(answer_key)
-            .key(self.events_key(id))
-            .arg(expected)
-            .arg(record.version)
-            .arg(&record.data)
-            .arg(expire_ms)
-            .arg(answer)
-            .arg(answer_ms)
-            .arg(event)
-            .arg(self.channel())
+        let _: i64 = self
+            .scripts
+            .fix_due
+            .key(self.key(id, "g"))
+            .key(self.index(id))
             .arg(id)
-            .arg(EVENT_LOG_LEN)
             .invoke_async(&mut conn)
             .await
             .map_err(|e| self.unavailable(e))?;
-        if done == 1 {
-            self.changes.notify(id, record.version);
-        }
-        Ok(done == 1)
+        Ok(())
     }
 
-    pub async fn idempotent_answer(
-        &self,
-        id: &str,
-        key: &str,
-    ) -> Result<Option<String>, StoreError> {
+    pub async fn claim(&self, id: &str, owner: &str, ttl: Duration) -> Result<bool, StoreError> {
         let mut conn = self.connection().await?;
-        conn.get(self.answer_key(id, key))
-            .await
-            .map_err(|e| self.unavailable(e))
-    }
-
-    fn lease_key(&self, id: &str) -> String {
-        format!("{}:{{{id}}}:lease", self.prefix)
-    }
-
-    pub async fn try_lease(
-        &self,
-        id: &str,
-        owner: &str,
-        ttl: Duration,
-    ) -> Result<bool, StoreError> {
-        let mut conn = self.connection().await?;
-        let taken: Option<String> = redis::cmd("SET")
-            .arg(self.lease_key(id))
+        let taken: i64 = self
+            .scripts
+            .claim
+            .key(self.key(id, "l"))
+            .key(self.index(id))
+            .key(self.key(id, "g"))
             .arg(owner)
-            .arg("NX")
-            .arg("PX")
-            .arg(ttl.as_millis() as u64)
-            .query_async(&mut conn)
+            .arg(millis(ttl))
+            .arg(id)
+            .invoke_async(&mut conn)
             .await
             .map_err(|e| self.unavailable(e))?;
-        Ok(taken.is_some())
+        Ok(taken == 1)
     }
 
-    pub async fn release_lease(&self, id: &str, owner: &str) -> Result<(), StoreError> {
+    pub async fn release(&self, id: &str, owner: &str) -> Result<(), StoreError> {
         let mut conn = self.connection().await?;
         let _: i64 = self
+            .scripts
             .release
-            .key(self.lease_key(id))
+            .key(self.key(id, "l"))
             .arg(owner)
             .invoke_async(&mut conn)
             .await

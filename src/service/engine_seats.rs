@@ -1,0 +1,168 @@
+//! Engine seats: the service plays the seats a game gave to its engine, by itself.
+//!
+//! A game whose engine is to move is due at once in the store's due index. The replica that
+//! made it so starts thinking right away if it has a thinking thread free ([`nudge`]);
+//! otherwise, or if that replica dies, some replica's sweeper finds it due within a moment.
+//! Thinking starts only once a thread is held: then the game's lease is claimed in the store
+//! (which also moves its due time past the lease, so nobody else looks at it meanwhile), the
+//! engine searches on a blocking thread, and the move is written through the same
+//! compare-and-set as any other. A replica that dies while thinking leaves a lease that
+//! lapses by itself, and the game is due again. A search that panics is logged and its seat is
+//! retried when the lease lapses, never dropped.
+//!
+//! Capacity: `--engine-threads` searches at once per replica, of which games whose two seats
+//! are both engines may hold at most `--engine-only-threads`, so they never starve games with
+//! a person waiting.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::web;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use super::domain::{GameId, StoredGame};
+use super::error::{ApiError, ErrorCode};
+use super::games;
+use super::metrics::METRICS;
+use super::state::AppState;
+use crate::engine::any::computer_move;
+use crate::engine::levels::Level;
+use crate::wall_clock::WallClock;
+
+/// How long past its think time a lease is kept before it lapses.
+pub const LEASE_MARGIN: Duration = Duration::from_secs(3);
+
+/// This replica's thinking threads.
+pub struct EngineSeats {
+    threads: Arc<Semaphore>,
+    engines_only: Arc<Semaphore>,
+}
+
+/// The threads one search holds.
+pub struct Permits {
+    _thread: OwnedSemaphorePermit,
+    _engines_only: Option<OwnedSemaphorePermit>,
+}
+
+impl EngineSeats {
+    pub fn new(threads: usize, engines_only: usize) -> EngineSeats {
+        EngineSeats {
+            threads: Arc::new(Semaphore::new(threads.max(1))),
+            engines_only: Arc::new(Semaphore::new(engines_only.max(1))),
+        }
+    }
+
+    /// Threads for a search of `game`, if free now.
+    fn try_permits(&self, game: &StoredGame) -> Option<Permits> {
+        let engines_only = if game.engines_only() {
+            Some(self.engines_only.clone().try_acquire_owned().ok()?)
+        } else {
+            None
+        };
+        Some(Permits {
+            _thread: self.threads.clone().try_acquire_owned().ok()?,
+            _engines_only: engines_only,
+        })
+    }
+}
+
+/// The search of `game`'s engine seat, if an engine is to move and a thread is free; run it
+/// where the caller's lifetime wants it (a request's worker, the sweeper's task set).
+pub fn start(
+    state: &web::Data<AppState>,
+    game: &StoredGame,
+) -> Option<impl std::future::Future<Output = ()> + Send + 'static> {
+    game.engine_to_move()?;
+    let permits = state.engine_seats.try_permits(game)?;
+    let state = state.clone();
+    let id = game.id();
+    Some(async move {
+        if let Err(e) = think_and_play(&state, id, permits).await {
+            tracing::warn!(game = %id, error = %e, "engine seat could not move");
+        }
+    })
+}
+
+/// Starts `game`'s engine seat in the background if it is to move and a thread is free.
+pub fn nudge(state: &web::Data<AppState>, game: &StoredGame) {
+    if let Some(search) = start(state, game) {
+        tokio::spawn(search);
+    }
+}
+
+async fn think_and_play(
+    state: &web::Data<AppState>,
+    id: GameId,
+    permits: Permits,
+) -> Result<(), ApiError> {
+    let (loaded, now) = games::read(state, id).await?;
+    let game = &loaded.game;
+    let Some((_, level)) = game.engine_to_move() else {
+        return Ok(());
+    };
+    let mut level = Level::get(level).expect("stored levels are valid");
+    if let Some(left) = game.time_left_to_move(now) {
+        // Never spend more than a tenth of what is left.
+        level.movetime_ms = level.movetime_ms.min(left / 10).max(1);
+    }
+    let lease = Duration::from_millis(level.movetime_ms) + LEASE_MARGIN;
+    let key = id.to_string();
+    let owner = format!("{}/{}", state.replica, uuid::Uuid::new_v4());
+    if !state.store.claim(&key, &owner, lease).await? {
+        return Ok(());
+    }
+    let rules = game.rules().clone();
+    let ply = game.ply();
+    let seed = u64::from_le_bytes(key.as_bytes()[..8].try_into().expect("8 bytes"))
+        ^ ply.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let search = tokio::task::spawn_blocking(move || {
+        computer_move(&rules, level, seed, &WallClock::start())
+    })
+    .await;
+    // The threads are free for the next search (maybe this game's other engine seat).
+    drop(permits);
+    let result = match search {
+        Err(e) => {
+            METRICS.engine_failures.inc();
+            tracing::error!(game = %id, error = %e, "engine search failed; the seat is retried when its lease lapses");
+            Ok(())
+        }
+        Ok(None) => Ok(()),
+        Ok(Some(mv)) => play(state, id, ply, &mv).await,
+    };
+    if result.is_ok() {
+        state.store.release(&key, &owner).await?;
+    }
+    result
+}
+
+/// Plays the engine's `mv`, thought at `ply`, unless the game moved on meanwhile.
+async fn play(state: &web::Data<AppState>, id: GameId, ply: u64, mv: &str) -> Result<(), ApiError> {
+    let max_plies = state.settings.max_plies;
+    let written = games::write(state, id, None, |g, now| {
+        let Some((seat, _)) = g.engine_to_move() else {
+            return Err(ApiError::new(
+                ErrorCode::NotYourTurn,
+                "no engine is to move",
+            ));
+        };
+        if g.ply() != ply {
+            return Err(ApiError::new(ErrorCode::StaleVersion, "the game moved on"));
+        }
+        g.play(seat, mv, now, max_plies)
+    })
+    .await;
+    match written {
+        Ok(_) => Ok(()),
+        // Someone else already moved for it, or time ran out: nothing left to do.
+        Err(e)
+            if matches!(
+                e.code,
+                ErrorCode::StaleVersion | ErrorCode::NotYourTurn | ErrorCode::GameOver
+            ) =>
+        {
+            Ok(())
+        }
+        Err(e) => Err(e),
+    }
+}

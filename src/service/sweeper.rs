@@ -1,0 +1,72 @@
+//! The sweeper: every replica looks through the store's due index a few times a second, so
+//! that games progress with no client asking — a clock that falls ends its game on time (and
+//! the game then expires like any finished game), and an engine seat whose replica died, or
+//! that found no free thread, is played.
+//!
+//! Every replica sweeps; the store's lease keeps two of them from thinking for one seat, and
+//! every write is a compare-and-set, so two sweepers settling one flag write it once.
+
+use std::time::Duration;
+
+use actix_web::web;
+use rand::Rng;
+use tokio::task::JoinSet;
+
+use super::domain::GameId;
+use super::engine_seats;
+use super::error::ErrorCode;
+use super::games;
+use super::state::AppState;
+
+/// How often a replica sweeps (with some jitter, so replicas spread out).
+const EVERY: Duration = Duration::from_millis(400);
+
+/// Most due games one sweep looks at.
+const BATCH: usize = 64;
+
+/// Sweeps until dropped; searches it starts end with it.
+pub async fn run(state: web::Data<AppState>) {
+    let mut searches = JoinSet::new();
+    loop {
+        let jitter = rand::rng().random_range(0..EVERY.as_millis() as u64 / 2);
+        tokio::time::sleep(EVERY + Duration::from_millis(jitter)).await;
+        while searches.try_join_next().is_some() {}
+        let now = state.store.clock().now_ms();
+        let due = match state.store.due(now, BATCH).await {
+            Ok(due) => due,
+            Err(e) => {
+                tracing::debug!(error = %e, "sweep: the due index is unavailable");
+                continue;
+            }
+        };
+        for id in due {
+            visit(&state, &id, &mut searches).await;
+        }
+    }
+}
+
+/// Does what a due game needs.
+async fn visit(state: &web::Data<AppState>, id: &str, searches: &mut JoinSet<()>) {
+    let Some(game_id) = GameId::parse(id) else {
+        let _ = state.store.fix_due(id).await;
+        return;
+    };
+    // Reading settles a fallen flag (and writes it, which updates the index).
+    match games::read(state, game_id).await {
+        Ok((loaded, now)) => {
+            let game = &loaded.game;
+            if game.engine_to_move().is_some() {
+                if let Some(search) = engine_seats::start(state, game) {
+                    searches.spawn(search);
+                }
+            } else if game.due().is_none_or(|due| due > now) {
+                // The index entry is stale (say, its write's reply was lost).
+                let _ = state.store.fix_due(id).await;
+            }
+        }
+        Err(e) if e.code == ErrorCode::GameNotFound => {
+            let _ = state.store.fix_due(id).await;
+        }
+        Err(e) => tracing::debug!(game = id, error = %e, "sweep: game unavailable"),
+    }
+}

@@ -27,15 +27,26 @@ use super::metrics::METRICS;
 use super::state::AppState;
 use crate::engine::any::computer_move;
 use crate::engine::levels::Level;
+use crate::rules::AnyState;
 use crate::wall_clock::WallClock;
 
 /// How long past its think time a lease is kept before it lapses.
 pub const LEASE_MARGIN: Duration = Duration::from_secs(3);
 
-/// This replica's thinking threads.
+/// How an engine seat chooses its move in a state, at a level, from a seed: the engine, in
+/// service (tests may put in a player that fails on purpose).
+pub type Player = Arc<dyn Fn(&AnyState, Level, u64) -> Option<String> + Send + Sync>;
+
+/// The engine as a player, thinking on the wall clock.
+pub fn engine_player() -> Player {
+    Arc::new(|state, level, seed| computer_move(state, level, seed, &WallClock::start()))
+}
+
+/// This replica's thinking threads, and who thinks.
 pub struct EngineSeats {
     threads: Arc<Semaphore>,
     engines_only: Arc<Semaphore>,
+    player: Player,
 }
 
 /// The threads one search holds.
@@ -45,10 +56,11 @@ pub struct Permits {
 }
 
 impl EngineSeats {
-    pub fn new(threads: usize, engines_only: usize) -> EngineSeats {
+    pub fn new(threads: usize, engines_only: usize, player: Player) -> EngineSeats {
         EngineSeats {
             threads: Arc::new(Semaphore::new(threads.max(1))),
             engines_only: Arc::new(Semaphore::new(engines_only.max(1))),
+            player,
         }
     }
 
@@ -66,9 +78,8 @@ impl EngineSeats {
     }
 }
 
-/// The search of `game`'s engine seat, if an engine is to move and a thread is free; run it
-/// where the caller's lifetime wants it (a request's worker, the sweeper's task set).
-pub fn start(
+/// The search of `game`'s engine seat, if an engine is to move and a thread is free.
+fn start(
     state: &web::Data<AppState>,
     game: &StoredGame,
 ) -> Option<impl std::future::Future<Output = ()> + Send + 'static> {
@@ -86,7 +97,7 @@ pub fn start(
 /// Starts `game`'s engine seat in the background if it is to move and a thread is free.
 pub fn nudge(state: &web::Data<AppState>, game: &StoredGame) {
     if let Some(search) = start(state, game) {
-        tokio::spawn(search);
+        state.spawn(search);
     }
 }
 
@@ -115,10 +126,8 @@ async fn think_and_play(
     let ply = game.ply();
     let seed = u64::from_le_bytes(key.as_bytes()[..8].try_into().expect("8 bytes"))
         ^ ply.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let search = tokio::task::spawn_blocking(move || {
-        computer_move(&rules, level, seed, &WallClock::start())
-    })
-    .await;
+    let player = state.engine_seats.player.clone();
+    let search = tokio::task::spawn_blocking(move || player(&rules, level, seed)).await;
     // The threads are free for the next search (maybe this game's other engine seat).
     drop(permits);
     let result = match search {
@@ -164,5 +173,45 @@ async fn play(state: &web::Data<AppState>, id: GameId, ply: u64, mv: &str) -> Re
             Ok(())
         }
         Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{GameKind, Variants};
+    use crate::service::domain::{GameId, SeatToken};
+
+    fn game(engine_seats: [Option<u8>; 2]) -> StoredGame {
+        let tokens = [SeatToken::generate(), SeatToken::generate()];
+        let state = AnyState::new(GameKind::Pyrga, Variants::NONE, None).unwrap();
+        StoredGame::create(GameId::new_random(), state, None, engine_seats, &tokens, 0)
+    }
+
+    #[test]
+    fn games_of_engines_only_cannot_take_every_thread() {
+        let seats = EngineSeats::new(3, 1, engine_player());
+        let engines_only = game([Some(1), Some(1)]);
+        let with_a_person = game([None, Some(1)]);
+        let first = seats
+            .try_permits(&engines_only)
+            .expect("one engine-only search");
+        assert!(
+            seats.try_permits(&engines_only).is_none(),
+            "a second would exceed --engine-only-threads"
+        );
+        let person = seats
+            .try_permits(&with_a_person)
+            .expect("a game with a person");
+        let another = seats.try_permits(&with_a_person).expect("and another");
+        assert!(
+            seats.try_permits(&with_a_person).is_none(),
+            "all three threads busy"
+        );
+        drop((first, person, another));
+        assert!(
+            seats.try_permits(&engines_only).is_some(),
+            "threads come back"
+        );
     }
 }

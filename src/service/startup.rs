@@ -12,7 +12,7 @@ use super::configuration::{Settings, StoreSettings};
 use super::routes;
 use super::state::AppState;
 use super::store::{MemoryStore, RedisStore, Store, StoreClock, index_lifetime};
-use super::{body_timeout, request_id, sweeper};
+use super::{body_timeout, engine_seats, request_id, sweeper};
 
 /// A bound, not yet running server, and the background work that lives as long as it: the
 /// store's change listener or expiry sweep, and the sweeper of due games.
@@ -20,11 +20,21 @@ pub struct Application {
     port: u16,
     server: Server,
     background: Vec<BoxFuture<'static, ()>>,
+    shutdown: tokio_util::sync::CancellationToken,
 }
 
 impl Application {
     /// Opens the store (lazily, for Redis) and binds the listener (port 0 picks a free port).
     pub fn build(settings: Settings) -> anyhow::Result<Application> {
+        Application::build_with(settings, engine_seats::engine_player())
+    }
+
+    /// [`Application::build`] with another player in the engine seats (for tests of how the
+    /// service copes with a failing one).
+    pub fn build_with(
+        settings: Settings,
+        player: engine_seats::Player,
+    ) -> anyhow::Result<Application> {
         let clock = StoreClock::with_skew(settings.clock_skew_ms);
         let mut background: Vec<BoxFuture<'static, ()>> = Vec::new();
         let store = match &settings.store {
@@ -57,8 +67,9 @@ impl Application {
         let workers = settings.workers;
         let body_limit = settings.body_limit;
         let request_timeout = settings.request_timeout;
-        let state = web::Data::new(AppState::new(store, settings));
+        let state = web::Data::new(AppState::new(store, settings, player));
         background.push(Box::pin(sweeper::run(state.clone())));
+        let shutdown = state.shutdown.clone();
         let mut server = HttpServer::new(move || {
             App::new()
                 .wrap(from_fn(move |req, next| {
@@ -78,6 +89,7 @@ impl Application {
             port,
             server,
             background,
+            shutdown,
         })
     }
 
@@ -99,6 +111,7 @@ impl Application {
         }
         let served = self.server.await;
         tasks.abort_all();
+        self.shutdown.cancel();
         served
     }
 }

@@ -6,7 +6,7 @@ use tokio::sync::Semaphore;
 use super::analysis_pool::AnalysisPool;
 use super::cache::GameCache;
 use super::configuration::Settings;
-use super::engine_seats::EngineSeats;
+use super::engine_seats::{EngineSeats, Player};
 use super::store::Store;
 
 pub struct AppState {
@@ -19,18 +19,36 @@ pub struct AppState {
     pub event_streams: std::sync::Arc<Semaphore>,
     /// This replica's name in leases.
     pub replica: String,
+    /// Cancelled when the server stops: background work started by requests ends with it.
+    pub shutdown: tokio_util::sync::CancellationToken,
 }
 
 impl AppState {
-    pub fn new(store: Store, settings: Settings) -> AppState {
+    pub fn new(store: Store, settings: Settings, player: Player) -> AppState {
         AppState {
             store,
             cache: GameCache::new(settings.cache_bytes),
             analysis: AnalysisPool::new(settings.analysis.workers, settings.analysis.queue),
-            engine_seats: EngineSeats::new(settings.engine_threads, settings.engine_only_threads),
+            engine_seats: EngineSeats::new(
+                settings.engine_threads,
+                settings.engine_only_threads,
+                player,
+            ),
             event_streams: std::sync::Arc::new(Semaphore::new(settings.max_event_streams)),
             settings,
             replica: uuid::Uuid::new_v4().to_string(),
+            shutdown: tokio_util::sync::CancellationToken::new(),
         }
+    }
+
+    /// Runs `work` in the background until it ends or the server stops.
+    pub fn spawn(&self, work: impl std::future::Future<Output = ()> + Send + 'static) {
+        let shutdown = self.shutdown.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                () = shutdown.cancelled() => {}
+                () = work => {}
+            }
+        });
     }
 }

@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use actix_web::web;
 use rand::Rng;
-use tokio::task::JoinSet;
 
 use super::domain::GameId;
 use super::engine_seats;
@@ -24,13 +23,11 @@ const EVERY: Duration = Duration::from_millis(400);
 /// Most due games one sweep looks at.
 const BATCH: usize = 64;
 
-/// Sweeps until dropped; searches it starts end with it.
+/// Sweeps until dropped.
 pub async fn run(state: web::Data<AppState>) {
-    let mut searches = JoinSet::new();
     loop {
         let jitter = rand::rng().random_range(0..EVERY.as_millis() as u64 / 2);
         tokio::time::sleep(EVERY + Duration::from_millis(jitter)).await;
-        while searches.try_join_next().is_some() {}
         let now = state.store.clock().now_ms();
         let due = match state.store.due(now, BATCH).await {
             Ok(due) => due,
@@ -40,13 +37,13 @@ pub async fn run(state: web::Data<AppState>) {
             }
         };
         for id in due {
-            visit(&state, &id, &mut searches).await;
+            visit(&state, &id).await;
         }
     }
 }
 
 /// Does what a due game needs.
-async fn visit(state: &web::Data<AppState>, id: &str, searches: &mut JoinSet<()>) {
+async fn visit(state: &web::Data<AppState>, id: &str) {
     let Some(game_id) = GameId::parse(id) else {
         let _ = state.store.fix_due(id).await;
         return;
@@ -56,9 +53,7 @@ async fn visit(state: &web::Data<AppState>, id: &str, searches: &mut JoinSet<()>
         Ok((loaded, now)) => {
             let game = &loaded.game;
             if game.engine_to_move().is_some() {
-                if let Some(search) = engine_seats::start(state, game) {
-                    searches.spawn(search);
-                }
+                engine_seats::nudge(state, game);
             } else if game.due().is_none_or(|due| due > now) {
                 // The index entry is stale (say, its write's reply was lost).
                 let _ = state.store.fix_due(id).await;

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::helpers::{RedisServer, TestApp, settings_for};
 
 /// Reads a live stream event by event, keeping the game it describes current.
-struct Stream {
+pub struct Stream {
     response: reqwest::Response,
     buffer: String,
     /// The game as of the last event.
@@ -17,7 +17,7 @@ struct Stream {
 
 /// One SSE event or NDJSON line, parsed.
 #[derive(Debug)]
-enum Event {
+pub enum Event {
     /// The whole game.
     Game {
         version: u64,
@@ -32,7 +32,7 @@ enum Event {
 }
 
 impl Stream {
-    async fn open(app: &TestApp, id: &str, accept: &str, last: Option<u64>) -> Stream {
+    pub async fn open(app: &TestApp, id: &str, accept: &str, last: Option<u64>) -> Stream {
         let mut request = app
             .client
             .get(app.url(&format!("/v1/games/{id}/events")))
@@ -50,7 +50,7 @@ impl Stream {
     }
 
     /// Resumes after `view`, the last game an earlier stream showed.
-    async fn resume(app: &TestApp, accept: &str, view: GameView) -> Stream {
+    pub async fn resume(app: &TestApp, accept: &str, view: GameView) -> Stream {
         let mut stream = Stream::open(app, &view.id, accept, Some(view.version)).await;
         stream.view = Some(view);
         stream
@@ -79,7 +79,7 @@ impl Stream {
     }
 
     /// The next event, or `None` when the server closed the stream.
-    async fn next(&mut self) -> Option<Event> {
+    pub async fn next(&mut self) -> Option<Event> {
         loop {
             let sse = self.buffer.find("\n\n");
             let ndjson = (!self.buffer.starts_with("id:") && !self.buffer.starts_with(':'))
@@ -130,7 +130,7 @@ impl Stream {
     }
 
     /// The game after the next game or change event, skipping heartbeats.
-    async fn game(&mut self) -> Option<(u64, GameView)> {
+    pub async fn game(&mut self) -> Option<(u64, GameView)> {
         loop {
             match self.next().await? {
                 Event::Game { version, view } => {
@@ -369,5 +369,39 @@ async fn streams_beyond_the_cap_get_503_until_one_closes() {
         assert_eq!(again.status(), 503);
         assert!(std::time::Instant::now() < deadline, "the slot came back");
         tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Events the log lost (trimmed by an operator, say) are not invented: the stream starts
+/// again with the whole present game, marked as such by its `game` event.
+#[tokio::test]
+async fn a_resume_into_a_trimmed_log_starts_with_the_whole_game() {
+    let (app, redis) = TestApp::spawn().await;
+    let created = app.create(json!({"game": "pillarz"})).await;
+    let id = created.game.id.clone();
+    let script = [
+        "a1+b1", "d5+e5", "a1-a2^a1", "d5-d4^d5", "b1-c1^b1", "e5-e4^e5",
+    ];
+    for (i, mv) in script.iter().enumerate() {
+        let seat = if i % 2 == 0 { Seat::P1 } else { Seat::P2 };
+        assert_eq!(
+            app.play(&id, &created.tokens[&seat], mv).await.status(),
+            200
+        );
+    }
+    let mut conn = redis.connection();
+    let _: i64 = redis::cmd("XTRIM")
+        .arg(crate::helpers::redis_key("test", &id, "e"))
+        .arg("MAXLEN")
+        .arg(3)
+        .query(&mut conn)
+        .unwrap();
+    let mut stream = Stream::open(&app, &id, "text/event-stream", Some(2)).await;
+    match stream.next().await {
+        Some(Event::Game { version, view }) => {
+            assert_eq!(version, 7);
+            assert_eq!(view.moves, script);
+        }
+        other => panic!("expected the whole game first, got {other:?}"),
     }
 }

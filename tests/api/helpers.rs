@@ -245,14 +245,23 @@ pub fn cluster_settings(cluster: &RedisCluster, prefix: &str) -> Settings {
 pub struct TestApp {
     pub address: String,
     pub client: reqwest::Client,
-    handle: actix_web::dev::ServerHandle,
+    /// The in-process server (none for a [`Process`]).
+    handle: Option<actix_web::dev::ServerHandle>,
 }
 
 impl Drop for TestApp {
     fn drop(&mut self) {
-        let handle = self.handle.clone();
-        tokio::spawn(async move { handle.stop(false).await });
+        if let Some(handle) = self.handle.clone() {
+            tokio::spawn(async move { handle.stop(false).await });
+        }
     }
+}
+
+fn http_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(20))
+        .build()
+        .unwrap()
 }
 
 pub fn settings_for(redis: Option<&RedisServer>, prefix: &str) -> Settings {
@@ -268,17 +277,31 @@ pub fn settings_for(redis: Option<&RedisServer>, prefix: &str) -> Settings {
 
 impl TestApp {
     pub async fn spawn_with(settings: Settings) -> TestApp {
-        let app = Application::build(settings).expect("the app builds");
+        TestApp::spawn_with_player(settings, pillarz::service::engine_seats::engine_player()).await
+    }
+
+    /// An app whose engine seats are played by `player`.
+    pub async fn spawn_with_player(
+        settings: Settings,
+        player: pillarz::service::engine_seats::Player,
+    ) -> TestApp {
+        let app = Application::build_with(settings, player).expect("the app builds");
         let address = format!("http://127.0.0.1:{}", app.port());
         let handle = app.handle();
         tokio::spawn(app.run_until_stopped());
         TestApp {
             address,
-            client: reqwest::Client::builder()
-                .timeout(Duration::from_secs(20))
-                .build()
-                .unwrap(),
-            handle,
+            client: http_client(),
+            handle: Some(handle),
+        }
+    }
+
+    /// A client of a service running elsewhere (a [`Process`]).
+    pub fn attach(address: &str) -> TestApp {
+        TestApp {
+            address: address.to_string(),
+            client: http_client(),
+            handle: None,
         }
     }
 
@@ -295,7 +318,9 @@ impl TestApp {
 
     /// Stops this replica at once, as if its process died (in-flight requests are dropped).
     pub async fn kill(&self) {
-        self.handle.stop(false).await;
+        if let Some(handle) = &self.handle {
+            handle.stop(false).await;
+        }
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -358,6 +383,62 @@ impl TestApp {
         assert_eq!(response.status(), StatusCode::OK);
         let body: Value = response.json().await.unwrap();
         serde_json::from_value(body["moves"].clone()).unwrap()
+    }
+}
+
+/// A replica as its own `pillarz serve` process (so it can die by SIGKILL); killed when
+/// dropped.
+pub struct Process {
+    pub app: TestApp,
+    child: Child,
+}
+
+impl Process {
+    /// Starts `pillarz serve` on a free port with these environment variables, and waits
+    /// until it is ready.
+    pub async fn serve(env: &[(&str, String)]) -> Process {
+        let port = free_port();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pillarz"));
+        command
+            .arg("serve")
+            .env("PILLARZ_LISTEN", format!("127.0.0.1:{port}"))
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let child = command.spawn().expect("the pillarz binary runs");
+        let process = Process {
+            app: TestApp::attach(&format!("http://127.0.0.1:{port}")),
+            child,
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let ready = process
+                .app
+                .client
+                .get(process.app.url("/healthz/ready"))
+                .send()
+                .await;
+            if ready.is_ok_and(|r| r.status() == StatusCode::OK) {
+                return process;
+            }
+            assert!(Instant::now() < deadline, "pillarz serve did not get ready");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// `kill -9`: the process dies at once, whatever it was doing.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.kill();
     }
 }
 

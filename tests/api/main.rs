@@ -20,4 +20,6 @@ mod move_limit;
 mod redis_faults;
 mod secrets;
 mod storage;
+mod store;
+mod sweeper;
 mod tls;

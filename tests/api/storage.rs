@@ -153,3 +153,70 @@ async fn each_change_renews_an_unfinished_game_in_memory() {
     let gone = app.get(&format!("/v1/games/{id}")).await;
     assert_problem(gone, 404, "game_not_found").await;
 }
+
+/// Storage grows by a few dozen bytes per ply: an event is the change, not the game again,
+/// and the game keeps its position and its repetition history instead of replaying moves.
+#[tokio::test]
+async fn storage_grows_linearly_with_the_plies() {
+    let redis = RedisServer::start();
+    let app = TestApp::spawn_with(settings_for(Some(&redis), "linear")).await;
+    let created = app.create(json!({"game": "alcazar"})).await;
+    let id = created.game.id.clone();
+    let plies = 120;
+    let mut view = created.game.clone();
+    let mut last = String::new();
+    while view.ply < plies {
+        // A move that does not end the game (a knight step back and forth would repeat).
+        let moves = app.legal_moves(&id).await;
+        let n = moves.len();
+        let mut played = None;
+        for k in 0..n {
+            let mv = &moves[(view.ply as usize * 7 + k) % n];
+            let mut probe = pillarz::rules::AnyRecord::replay(
+                pillarz::rules::GameKind::Alcazar,
+                Default::default(),
+                &view.start_position,
+                &view.moves,
+            )
+            .unwrap();
+            probe.play(mv).unwrap();
+            if probe.outcome().is_none() {
+                played = Some(mv.clone());
+                break;
+            }
+        }
+        let mv = played.expect("a move that does not end the game");
+        let response = app.play(&id, &created.tokens[&view.turn], &mv).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        view = response.json().await.unwrap();
+        last = mv;
+    }
+    let mut conn = redis.connection();
+    let events: Vec<(String, Vec<(String, String)>)> = redis::cmd("XRANGE")
+        .arg(crate::helpers::redis_key("linear", &id, "e"))
+        .arg("-")
+        .arg("+")
+        .query(&mut conn)
+        .unwrap();
+    assert_eq!(events.len() as u64, plies + 1);
+    for (_, fields) in &events {
+        let line = &fields[0].1;
+        assert!(line.len() < 48, "an event is the change only: {line:?}");
+    }
+    assert!(events.last().unwrap().1[0].1.contains(&last));
+    let game = crate::helpers::redis_key("linear", &id, "g");
+    let (live, moves, history): (String, String, Vec<u8>) = redis::cmd("HMGET")
+        .arg(&game)
+        .arg("s")
+        .arg("m")
+        .arg("r")
+        .query(&mut conn)
+        .unwrap();
+    assert!(live.len() < 200, "the live part does not grow: {live}");
+    assert_eq!(moves.split_whitespace().count() as u64, plies);
+    assert_eq!(
+        history.len() as u64,
+        8 * plies,
+        "one key per earlier position"
+    );
+}

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::client::duration::parse_ms;
-use crate::loadgen::{Config, run};
+use crate::loadgen::{Config, Mode, run};
 
 use super::CliError;
 
@@ -29,16 +29,25 @@ pub struct Args {
     analyses_per_sec: f64,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Only `GET /healthz/live` with the same players: the HTTP floor to compare with.
+    #[arg(long)]
+    floor: bool,
+    /// Pace the players to about this many moves per second in all (default: as fast as
+    /// they can).
+    #[arg(long)]
+    moves_per_sec: Option<f64>,
 }
 
 pub fn run_cmd(args: Args) -> Result<ExitCode, CliError> {
     let duration = parse_ms(&args.duration).map_err(CliError::Usage)?;
     let config = Config {
+        mode: if args.floor { Mode::Floor } else { Mode::Games },
         targets: args.targets,
         duration: Duration::from_millis(duration),
         players: args.players,
         readers: args.readers,
         analyses_per_sec: args.analyses_per_sec,
+        moves_per_sec: args.moves_per_sec.filter(|r| *r > 0.0),
         seed: args.seed,
     };
     let report = super::client_args::block_on(async { Ok(run(config).await) })?;

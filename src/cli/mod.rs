@@ -9,6 +9,7 @@
 mod analyze;
 mod bench;
 mod bench_movegen;
+mod bench_storage;
 mod client_args;
 mod engine_cmd;
 mod engine_protocol;
@@ -80,6 +81,8 @@ enum Command {
     Board(game_cmds::BoardArgs),
     /// Load-test running replicas (games, readers, analyses) and audit every move.
     Loadgen(loadgen::Args),
+    /// Measure bytes in Redis per game and request latency on short and long games.
+    BenchStorage(bench_storage::Args),
 }
 
 /// An error that already knows its exit code.
@@ -140,5 +143,6 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Board(args) => game_cmds::board(args),
         Command::Loadgen(args) => loadgen::run_cmd(args),
         Command::BenchMovegen(args) => bench_movegen::run(args),
+        Command::BenchStorage(args) => bench_storage::run_cmd(args),
     }
 }

@@ -2,9 +2,14 @@
 //! played to the end with random legal moves through several replicas, readers polling game
 //! state and clocks, and a trickle of analyses. It counts every move the servers accepted and
 //! checks at the end that each game's stored move list holds exactly those moves, in order,
-//! and replays legally: lost or duplicated moves are reported, and must be zero.
+//! and replays legally: lost or duplicated moves are reported, and must be zero. It also reads
+//! each replica's CPU time from its metrics before and after, for the CPU time per move.
+//!
+//! In [`Mode::Floor`] the same generator only asks `GET /healthz/live`: the HTTP floor of the
+//! same machine, clients and server, to compare the moves per second with.
 
 mod stats;
+pub mod storage;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,16 +17,29 @@ use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::Mutex;
 
-use crate::api::{CreatedGame, GameView, Status};
+use crate::api::{
+    AnalysisRequest, CreateGame, CreatedGame, GameView, LegalMoves, Status, SubmitMove, TimeControl,
+};
+use crate::engine::Limit;
 use crate::rules::{AnyRecord, GameKind};
 pub use stats::{Report, Stats};
+
+/// What the generator's players do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Play games to the end (with readers and analyses).
+    Games,
+    /// Only `GET /healthz/live`, as fast as the players can.
+    Floor,
+}
 
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct Config {
+    pub mode: Mode,
     /// Base URLs of the replicas (requests are spread over them).
     pub targets: Vec<String>,
     pub duration: Duration,
@@ -31,6 +49,9 @@ pub struct Config {
     pub readers: usize,
     /// Analyses per second across all tasks.
     pub analyses_per_sec: f64,
+    /// Pace the players to make about this many moves per second in all (none: as fast as
+    /// they can).
+    pub moves_per_sec: Option<f64>,
     pub seed: u64,
 }
 
@@ -71,17 +92,32 @@ impl Shared {
     }
 }
 
-const GAMES: [&str; 4] = ["pillarz", "pilastri", "pyrga", "alcazar"];
-
 async fn player(shared: Arc<Shared>, seed: u64) {
     let mut rng = SmallRng::seed_from_u64(seed);
+    // With a target rate, each player makes its share of the moves, one per `interval`.
+    let interval = shared
+        .config
+        .moves_per_sec
+        .map(|rate| Duration::from_secs_f64(shared.config.players as f64 / rate));
+    let mut next_move = Instant::now();
     while !shared.stop.load(Ordering::Relaxed) {
-        let game = GAMES[rng.random_range(0..GAMES.len())];
+        let game = GameKind::ALL[rng.random_range(0..GameKind::ALL.len())];
         let base = shared.target(&mut rng).to_string();
+        let create = CreateGame {
+            game: game.as_str().to_string(),
+            variants: Vec::new(),
+            time_control: Some(TimeControl {
+                initial_ms: 600_000,
+                increment_ms: 1000,
+            }),
+            position: None,
+            seats: Default::default(),
+        };
         let Some((201, body)) = shared
-            .call("POST /v1/games", shared.http.post(format!("{base}/v1/games")).json(
-                &json!({"game": game, "time_control": {"initial_ms": 600_000, "increment_ms": 1000}}),
-            ))
+            .call(
+                "POST /v1/games",
+                shared.http.post(format!("{base}/v1/games")).json(&create),
+            )
             .await
         else {
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -99,9 +135,18 @@ async fn player(shared: Arc<Shared>, seed: u64) {
         // The move sent for `ply` whose answer was not seen: a retry must send the same request
         // with the same key (a different move under that key is refused with 422).
         let mut pending: Option<String> = None;
+        let mut resolving = 0;
         loop {
             if shared.stop.load(Ordering::Relaxed) {
-                break;
+                // A move in doubt is resolved before leaving: its retry answers as it went.
+                if pending.is_none() || resolving >= 50 {
+                    break;
+                }
+                resolving += 1;
+            }
+            if let Some(interval) = interval {
+                tokio::time::sleep_until(next_move.into()).await;
+                next_move = next_move.max(Instant::now() - interval) + interval;
             }
             let base = shared.target(&mut rng).to_string();
             let Some((200, legal)) = shared
@@ -116,13 +161,14 @@ async fn player(shared: Arc<Shared>, seed: u64) {
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             };
-            let moves: Vec<String> =
-                serde_json::from_value(legal["moves"].clone()).unwrap_or_default();
-            if moves.is_empty() {
-                break;
-            }
+            let moves = serde_json::from_value::<LegalMoves>(legal)
+                .map(|l| l.moves)
+                .unwrap_or_default();
             let mv = match &pending {
+                // Sent before, answer unseen: send it again, even if the game looks over now
+                // (it may be over because of it).
                 Some(mv) => mv.clone(),
+                None if moves.is_empty() => break,
                 None => moves[rng.random_range(0..moves.len())].clone(),
             };
             pending = Some(mv.clone());
@@ -132,7 +178,10 @@ async fn player(shared: Arc<Shared>, seed: u64) {
                 .post(format!("{base}/v1/games/{}/moves", played.id))
                 .bearer_auth(&created.tokens[&turn])
                 .header("idempotency-key", format!("{}-{ply}", played.id))
-                .json(&json!({"move": mv, "expected_ply": ply}));
+                .json(&SubmitMove {
+                    mv: mv.clone(),
+                    expected_ply: Some(ply),
+                });
             match shared.call("POST /v1/games/{id}/moves", request).await {
                 Some((200, view)) => {
                     let Ok(view) = serde_json::from_value::<GameView>(view) else {
@@ -153,8 +202,9 @@ async fn player(shared: Arc<Shared>, seed: u64) {
                 // Not reached, or a 503: try the same ply again (the key makes it safe).
                 None | Some((503, _)) => tokio::time::sleep(Duration::from_millis(50)).await,
                 Some((status, _)) => {
-                    if status == 422 {
-                        // Refused as such: this move will never be played.
+                    if (400..500).contains(&status) && status != 408 && status != 429 {
+                        // Refused as such (a retry of a move that was played would have been
+                        // answered as played): this move will never be played.
                         pending = None;
                     }
                     // Someone's state moved on (a timeout, a lost race): re-read.
@@ -219,8 +269,13 @@ async fn analyst(shared: Arc<Shared>, seed: u64) {
     let pause = Duration::from_secs_f64(1.0 / shared.config.analyses_per_sec);
     while !shared.stop.load(Ordering::Relaxed) {
         let base = shared.target(&mut rng).to_string();
-        let body = json!({"game": "pillarz", "position": "00000/00o00x0/00000/00x00o0/00000 1",
-                          "limits": {"movetime_ms": 50}});
+        let body = AnalysisRequest {
+            game: GameKind::Pillarz.as_str().to_string(),
+            variants: Vec::new(),
+            position: "00000/00o00x0/00000/00x00o0/00000 1".into(),
+            limits: Limit::MovetimeMs(50),
+            multipv: None,
+        };
         shared
             .call(
                 "POST /v1/analysis",
@@ -276,6 +331,34 @@ async fn audit(shared: &Shared) -> (usize, usize, usize, usize) {
     (games.len(), lost, duplicated, illegal)
 }
 
+async fn floor(shared: Arc<Shared>, seed: u64) {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    while !shared.stop.load(Ordering::Relaxed) {
+        let base = shared.target(&mut rng).to_string();
+        shared
+            .call(
+                "GET /healthz/live",
+                shared.http.get(format!("{base}/healthz/live")),
+            )
+            .await;
+    }
+}
+
+/// The CPU seconds a replica's process used so far, from its metrics.
+async fn cpu_seconds(http: &reqwest::Client, target: &str) -> Option<f64> {
+    let text = http
+        .get(format!("{target}/metrics"))
+        .send()
+        .await
+        .ok()?
+        .text()
+        .await
+        .ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("pillarz_process_cpu_seconds_total "))
+        .and_then(|v| v.trim().parse().ok())
+}
+
 /// Runs the load for `config.duration`, then audits every game.
 pub async fn run(config: Config) -> Report {
     let shared = Arc::new(Shared {
@@ -289,28 +372,42 @@ pub async fn run(config: Config) -> Report {
         stop: AtomicBool::new(false),
         config,
     });
+    let mut cpu_before = Vec::new();
+    for target in &shared.config.targets {
+        cpu_before.push(cpu_seconds(&shared.http, target).await);
+    }
     let started = Instant::now();
     let mut tasks = Vec::new();
     let seed = shared.config.seed;
     for i in 0..shared.config.players {
-        tasks.push(tokio::spawn(player(
-            shared.clone(),
-            seed ^ (i as u64 * 7919),
-        )));
+        let seed = seed ^ (i as u64 * 7919);
+        tasks.push(match shared.config.mode {
+            Mode::Games => tokio::spawn(player(shared.clone(), seed)),
+            Mode::Floor => tokio::spawn(floor(shared.clone(), seed)),
+        });
     }
-    for i in 0..shared.config.readers {
-        tasks.push(tokio::spawn(reader(
-            shared.clone(),
-            seed ^ (0xABCD + i as u64),
-        )));
+    if shared.config.mode == Mode::Games {
+        for i in 0..shared.config.readers {
+            tasks.push(tokio::spawn(reader(
+                shared.clone(),
+                seed ^ (0xABCD + i as u64),
+            )));
+        }
+        tasks.push(tokio::spawn(analyst(shared.clone(), seed ^ 0x5EED)));
     }
-    tasks.push(tokio::spawn(analyst(shared.clone(), seed ^ 0x5EED)));
     tokio::time::sleep(shared.config.duration).await;
     shared.stop.store(true, Ordering::Relaxed);
     for t in tasks {
         let _ = t.await;
     }
     let elapsed = started.elapsed();
+    let mut cpu = Vec::new();
+    for (target, before) in shared.config.targets.iter().zip(cpu_before) {
+        let after = cpu_seconds(&shared.http, target).await;
+        if let (Some(before), Some(after)) = (before, after) {
+            cpu.push((target.clone(), after - before));
+        }
+    }
     let (games, lost, duplicated, illegal) = audit(&shared).await;
     let moves: usize = shared
         .games
@@ -319,7 +416,9 @@ pub async fn run(config: Config) -> Report {
         .iter()
         .map(|g| g.accepted.len())
         .sum();
-    shared
+    let mut report = shared
         .stats
-        .report(elapsed, games, moves, lost, duplicated, illegal)
+        .report(elapsed, games, moves, lost, duplicated, illegal);
+    report.cpu = cpu;
+    report
 }

@@ -48,6 +48,7 @@ impl Stats {
             lost,
             duplicated,
             illegal,
+            cpu: Vec::new(),
             endpoints: routes
                 .iter()
                 .map(|(name, r)| EndpointReport {
@@ -60,7 +61,7 @@ impl Stats {
                     errors: r
                         .statuses
                         .iter()
-                        .filter(|(s, _)| **s == 0 || **s >= 500)
+                        .filter(|(s, _)| !(200..300).contains(*s))
                         .map(|(_, n)| n)
                         .sum(),
                     statuses: r.statuses.clone(),
@@ -77,7 +78,7 @@ pub struct EndpointReport {
     pub p50_ms: f64,
     pub p95_ms: f64,
     pub p99_ms: f64,
-    /// Network errors and 5xx answers.
+    /// Network errors and every answer that is not a 2xx.
     pub errors: u64,
     pub statuses: BTreeMap<u16, u64>,
 }
@@ -90,12 +91,25 @@ pub struct Report {
     pub lost: usize,
     pub duplicated: usize,
     pub illegal: usize,
+    /// CPU seconds each replica used during the run (those whose metrics could be read).
+    pub cpu: Vec<(String, f64)>,
     pub endpoints: Vec<EndpointReport>,
 }
 
 impl Report {
     pub fn errors(&self) -> u64 {
         self.endpoints.iter().map(|e| e.errors).sum()
+    }
+
+    /// Requests per second over every endpoint.
+    pub fn requests_per_sec(&self) -> f64 {
+        self.endpoints.iter().map(|e| e.per_sec).sum()
+    }
+
+    /// The replicas' CPU time per move, in microseconds.
+    pub fn cpu_us_per_move(&self) -> Option<f64> {
+        (self.moves > 0 && !self.cpu.is_empty())
+            .then(|| self.cpu.iter().map(|(_, s)| s).sum::<f64>() * 1e6 / self.moves as f64)
     }
 }
 
@@ -136,6 +150,13 @@ impl fmt::Display for Report {
             "{} games, {} moves in {:.1} s: {:.1} moves/s",
             self.games, self.moves, self.secs, self.moves_per_sec
         )?;
+        writeln!(f, "{:.1} requests/s in all", self.requests_per_sec())?;
+        for (target, secs) in &self.cpu {
+            writeln!(f, "replica {target}: {secs:.2} s of CPU")?;
+        }
+        if let Some(us) = self.cpu_us_per_move() {
+            writeln!(f, "service CPU per move: {us:.1} us")?;
+        }
         write!(
             f,
             "errors {}, lost moves {}, duplicated moves {}, games that do not replay {}",

@@ -7,18 +7,16 @@
 //! on a long game as cheaply as on a short one. This is also the one place the repetition
 //! filter of legal moves is written.
 
-use std::collections::HashSet;
-
 use super::game::{Game, IllegalMove, MoveList, Outcome, Termination};
 
 #[derive(Clone, Debug)]
 pub struct GameState<G: Game> {
     position: G,
     /// Repetition keys of every position before the current one, oldest first (games that
-    /// forbid repetition only).
+    /// forbid repetition only). Looked through linearly: a check is one pass over a few
+    /// thousand keys at most (the service caps a game's plies), cheaper than building a set
+    /// for the one request that needs it.
     history: Vec<u64>,
-    /// The same keys, for constant-time lookups.
-    seen: HashSet<u64>,
 }
 
 impl<G: Game> GameState<G> {
@@ -27,7 +25,6 @@ impl<G: Game> GameState<G> {
         GameState {
             position,
             history: Vec::new(),
-            seen: HashSet::new(),
         }
     }
 
@@ -37,12 +34,7 @@ impl<G: Game> GameState<G> {
         if !G::FORBIDS_REPETITION {
             return GameState::new(position);
         }
-        let seen = history.iter().copied().collect();
-        GameState {
-            position,
-            history,
-            seen,
-        }
+        GameState { position, history }
     }
 
     pub fn position(&self) -> &G {
@@ -62,7 +54,7 @@ impl<G: Game> GameState<G> {
         let mut child = self.position.clone();
         child.play_unchecked(mv);
         let key = child.repetition_key();
-        key == self.position.repetition_key() || self.seen.contains(&key)
+        key == self.position.repetition_key() || self.history.contains(&key)
     }
 
     /// Every legal move, the history's rules included.
@@ -95,7 +87,6 @@ impl<G: Game> GameState<G> {
         let key = G::FORBIDS_REPETITION.then(|| self.position.repetition_key());
         if let Some(key) = key {
             self.history.push(key);
-            self.seen.insert(key);
         }
         self.position.play_unchecked(mv);
         key

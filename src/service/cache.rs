@@ -57,36 +57,42 @@ impl Weighter<GameId, Arc<Loaded>> for ByBytes {
 }
 
 pub struct GameCache {
-    games: quick_cache::sync::Cache<GameId, Arc<Loaded>, ByBytes>,
+    /// None: caching is off (`--cache-mb 0`).
+    games: Option<quick_cache::sync::Cache<GameId, Arc<Loaded>, ByBytes>>,
 }
 
 impl GameCache {
-    /// A cache of about `bytes` bytes.
+    /// A cache of about `bytes` bytes (0: none).
     pub fn new(bytes: u64) -> GameCache {
         let games = (bytes / 2048).max(16) as usize;
         GameCache {
-            games: quick_cache::sync::Cache::with_weighter(games, bytes.max(1), ByBytes),
+            games: (bytes > 0)
+                .then(|| quick_cache::sync::Cache::with_weighter(games, bytes, ByBytes)),
         }
     }
 
     pub fn get(&self, id: GameId) -> Option<Arc<Loaded>> {
-        self.games.get(&id)
+        self.games.as_ref()?.get(&id)
     }
 
     /// Keeps `loaded` unless a newer version of the game is cached already.
     pub fn put(&self, loaded: &Arc<Loaded>) {
+        let Some(games) = &self.games else {
+            return;
+        };
         let id = loaded.game.id();
-        if self
-            .games
+        if games
             .get(&id)
             .is_some_and(|cached| cached.game.version() > loaded.game.version())
         {
             return;
         }
-        self.games.insert(id, loaded.clone());
+        games.insert(id, loaded.clone());
     }
 
     pub fn forget(&self, id: GameId) {
-        self.games.remove(&id);
+        if let Some(games) = &self.games {
+            games.remove(&id);
+        }
     }
 }

@@ -76,7 +76,7 @@ pub struct ServeArgs {
     #[arg(long, env = "PILLARZ_ENGINE_ONLY_THREADS", default_value_t = 0)]
     pub engine_only_threads: usize,
     /// Megabytes of recently used games this replica keeps decoded (a cache: the store stays
-    /// the truth).
+    /// the truth; 0 turns it off).
     #[arg(long, env = "PILLARZ_CACHE_MB", default_value_t = 64)]
     pub cache_mb: u64,
 }

@@ -193,7 +193,7 @@ async fn submit(
 ) -> Result<Submitted, ApiError> {
     let id = game.id();
     let live = game.live_json();
-    let event = made.event.encode();
+    let event = game.encode(&made.event);
     let outcome = state
         .store
         .write(
@@ -245,7 +245,7 @@ pub async fn create(
         let now = state.store.clock().now_ms();
         let game = make(now);
         let snapshot = game.snapshot();
-        let event = Event::Created { at: now }.encode();
+        let event = game.encode(&Event::Created { at: now });
         let outcome = state
             .store
             .create(
@@ -311,7 +311,7 @@ pub async fn write(
             },
         };
         let value: Vec<u8> = fingerprint
-            .map(|f| [f, game.version().to_le_bytes()].concat())
+            .map(|f| [&f[..], game.version().to_string().as_bytes()].concat())
             .unwrap_or_default();
         let answer = match (&slot, requested) {
             (Some(slot), true) => Some(SavedAnswer {
@@ -345,7 +345,8 @@ pub async fn write(
     Err(contention())
 }
 
-/// The first answer of a retried request, from its saved value (fingerprint and version), or
+/// The first answer of a retried request, from its saved value (the request's 8-byte
+/// fingerprint, then the version it made, in decimal), or
 /// `422` when the key came with another request.
 async fn replay(
     state: &web::Data<AppState>,
@@ -354,17 +355,18 @@ async fn replay(
     fingerprint: [u8; 8],
 ) -> Result<Written, ApiError> {
     let corrupt = || ApiError::new(ErrorCode::Internal, "a saved answer could not be read");
-    if saved.len() != 16 {
-        return Err(corrupt());
-    }
-    if saved[..8] != fingerprint {
+    let (saved_fingerprint, version) = saved.split_at_checked(8).ok_or_else(corrupt)?;
+    let version: u64 = std::str::from_utf8(version)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(corrupt)?;
+    if saved_fingerprint != fingerprint {
         return Err(ApiError::new(
             ErrorCode::IdempotencyKeyReused,
             "this Idempotency-Key was already used by this seat for a different request; \
              send a new key with a new request",
         ));
     }
-    let version = u64::from_le_bytes(saved[8..].try_into().expect("8 bytes"));
     let mut game = fresh(state, id, state.cache.get(id).as_ref()).await?;
     if game.game.version() < version {
         // This replica's cache lags behind the write that saved the answer.
@@ -380,7 +382,7 @@ async fn replay(
     let event = events
         .first()
         .filter(|(v, _)| *v == version)
-        .and_then(|(_, line)| Event::decode(line))
+        .and_then(|(v, line)| game.game.decode_event(*v, line))
         .ok_or_else(corrupt)?;
     Ok(Written::Replayed(Box::new(
         game.game.as_of(version, &event)?,

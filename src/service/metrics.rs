@@ -1,5 +1,6 @@
 //! Prometheus metrics, served at `GET /metrics`: requests and latencies per route and status,
-//! moves applied, compare-and-set conflicts, the analysis queue and its durations, store errors.
+//! moves applied, compare-and-set conflicts, the analysis queue and its durations, store errors,
+//! engine-seat failures, and the process's CPU time and memory.
 
 use std::sync::LazyLock;
 
@@ -81,6 +82,9 @@ fn build() -> Metrics {
         Box::new(store_games.clone()),
         Box::new(analysis_queue.clone()),
         Box::new(analysis_seconds.clone()),
+        // CPU time, memory and file descriptors of the process (Linux), e.g. for the load
+        // test's CPU time per move.
+        Box::new(prometheus::process_collector::ProcessCollector::for_self()),
     ] {
         registry.register(collector).expect("registered once");
     }

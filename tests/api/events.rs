@@ -390,10 +390,10 @@ async fn a_resume_into_a_trimmed_log_starts_with_the_whole_game() {
         );
     }
     let mut conn = redis.connection();
-    let _: i64 = redis::cmd("XTRIM")
+    let _: () = redis::cmd("LTRIM")
         .arg(crate::helpers::redis_key("test", &id, "e"))
-        .arg("MAXLEN")
-        .arg(3)
+        .arg(-3)
+        .arg(-1)
         .query(&mut conn)
         .unwrap();
     let mut stream = Stream::open(&app, &id, "text/event-stream", Some(2)).await;

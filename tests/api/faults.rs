@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use pillarz::loadgen::{Config, run};
+use pillarz::loadgen::{Config, Mode, run};
 
 use crate::helpers::{RedisServer, TestApp, settings_for};
 
@@ -14,11 +14,13 @@ async fn a_replica_dies_and_redis_restarts_mid_load() {
     let a = TestApp::spawn_with(settings_for(Some(&redis), "faults")).await;
     let b = TestApp::spawn_with(settings_for(Some(&redis), "faults")).await;
     let load = tokio::spawn(run(Config {
+        mode: Mode::Games,
         targets: vec![a.address.clone(), b.address.clone()],
         duration: Duration::from_secs(6),
         players: 8,
         readers: 2,
         analyses_per_sec: 1.0,
+        moves_per_sec: None,
         seed: 3,
     }));
     tokio::time::sleep(Duration::from_millis(1500)).await;

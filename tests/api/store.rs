@@ -40,7 +40,7 @@ async fn a_resent_write_answers_as_applied(store: Store) {
     let mut next = game.clone();
     let change = next.play(Seat::P1, "a1+b1", now, 2000).unwrap();
     let live = next.live_json();
-    let event = change.event.encode();
+    let event = next.encode(&change.event);
     let write = |write_id: &'static str| Write {
         expected: 1,
         version: 2,

@@ -2,15 +2,16 @@
 //! again, so a game's log grows by a few dozen bytes per ply.
 //!
 //! The stored form is one line of space-separated fields (canonical moves contain no spaces):
-//! - `c <at>`: the game was created;
-//! - `m <at> <ply> <move> <p1 ms> <p2 ms> [<result> <termination>]`: a move (and, if it ended
-//!   the game, how);
-//! - `r <at> <seat> <p1 ms> <p2 ms>`: a resignation;
-//! - `t <at> <seat>`: the seat's clock ran out.
+//! - `c`: the game was created;
+//! - `m <dt> <move> <p1 ms> <p2 ms> [<result> <termination>]`: a move (and, if it ended the
+//!   game, how);
+//! - `r <dt> <seat> <p1 ms> <p2 ms>`: a resignation;
+//! - `t <dt> <seat>`: the seat's clock ran out.
 //!
-//! Times are epoch milliseconds; clocks are the time left after the change (`-` when untimed).
-//! A version's event says everything that changed at that version, so the log alone (with the
-//! game's start) is the game's record.
+//! `dt` is the time since the game was created, in milliseconds; clocks are the time left
+//! after the change (`-` when untimed). The ply is not stored: every change before the last is
+//! a move, so the move of version `v` is ply `v - 1`. A version's event says everything that
+//! changed at that version, so the log alone (with the game's start) is the game's record.
 
 use std::fmt::Write;
 
@@ -101,21 +102,16 @@ impl Event {
         }
     }
 
-    /// The stored line.
-    pub fn encode(&self) -> String {
-        let mut out = String::with_capacity(48);
+    /// The stored line, for a game created at `t0`.
+    pub fn encode(&self, t0: u64) -> String {
+        let mut out = String::with_capacity(32);
+        let dt = self.at().saturating_sub(t0);
         match self {
-            Event::Created { at } => {
-                let _ = write!(out, "c {at}");
-            }
+            Event::Created { .. } => out.push('c'),
             Event::Moved {
-                at,
-                ply,
-                mv,
-                clocks,
-                end,
+                mv, clocks, end, ..
             } => {
-                let _ = write!(out, "m {at} {ply} {mv}");
+                let _ = write!(out, "m {dt} {mv}");
                 write_clocks(&mut out, *clocks);
                 if let Some((result, termination)) = end {
                     let _ = write!(
@@ -126,29 +122,32 @@ impl Event {
                     );
                 }
             }
-            Event::Resigned { at, seat, clocks } => {
-                let _ = write!(out, "r {at} {}", seat_name(*seat));
+            Event::Resigned { seat, clocks, .. } => {
+                let _ = write!(out, "r {dt} {}", seat_name(*seat));
                 write_clocks(&mut out, *clocks);
             }
-            Event::TimedOut { at, seat } => {
-                let _ = write!(out, "t {at} {}", seat_name(*seat));
+            Event::TimedOut { seat, .. } => {
+                let _ = write!(out, "t {dt} {}", seat_name(*seat));
             }
         }
         out
     }
 
-    /// Reads a stored line back; `None` if it is not one.
-    pub fn decode(line: &str) -> Option<Event> {
+    /// Reads back the stored line of `version` of a game created at `t0`; `None` if it is
+    /// not one.
+    pub fn decode(line: &str, version: u64, t0: u64) -> Option<Event> {
         let fields: Vec<&str> = line.split(' ').collect();
-        let at = fields.get(1)?.parse().ok()?;
+        if fields == ["c"] {
+            return Some(Event::Created { at: t0 });
+        }
+        let at = t0 + fields.get(1)?.parse::<u64>().ok()?;
         match (fields[0], fields.len()) {
-            ("c", 2) => Some(Event::Created { at }),
-            ("m", 6 | 8) => Some(Event::Moved {
+            ("m", 5 | 7) => Some(Event::Moved {
                 at,
-                ply: fields[2].parse().ok()?,
-                mv: fields[3].to_string(),
-                clocks: parse_clocks(fields[4], fields[5])?,
-                end: match fields.get(6..8) {
+                ply: version.checked_sub(1)?,
+                mv: fields[2].to_string(),
+                clocks: parse_clocks(fields[3], fields[4])?,
+                end: match fields.get(5..7) {
                     Some([r, t]) => Some((parse_result(r)?, parse_termination(t)?)),
                     _ => None,
                 },
@@ -202,45 +201,62 @@ fn parse_termination(s: &str) -> Option<TerminationKind> {
 mod tests {
     use super::*;
 
+    const T0: u64 = 1_764_571_234_567;
+
     #[test]
     fn every_kind_of_event_reads_back_as_written() {
         let events = [
-            Event::Created {
-                at: 1_764_571_234_567,
-            },
-            Event::Moved {
-                at: 5,
-                ply: 3,
-                mv: "b2-c3^d4".into(),
-                clocks: Some([297_512, 300_000]),
-                end: None,
-            },
-            Event::Moved {
-                at: 6,
-                ply: 40,
-                mv: "c2-c3".into(),
-                clocks: None,
-                end: Some((GameResult::P1, TerminationKind::Goal)),
-            },
-            Event::Moved {
-                at: 6,
-                ply: 2000,
-                mv: "Kd8".into(),
-                clocks: None,
-                end: Some((GameResult::Draw, TerminationKind::MoveLimit)),
-            },
-            Event::Resigned {
-                at: 7,
-                seat: Seat::P2,
-                clocks: Some([1, 0]),
-            },
-            Event::TimedOut {
-                at: 8,
-                seat: Seat::P1,
-            },
+            (1, Event::Created { at: T0 }),
+            (
+                4,
+                Event::Moved {
+                    at: T0 + 5,
+                    ply: 3,
+                    mv: "b2-c3^d4".into(),
+                    clocks: Some([297_512, 300_000]),
+                    end: None,
+                },
+            ),
+            (
+                41,
+                Event::Moved {
+                    at: T0 + 6,
+                    ply: 40,
+                    mv: "c2-c3".into(),
+                    clocks: None,
+                    end: Some((GameResult::P1, TerminationKind::Goal)),
+                },
+            ),
+            (
+                2001,
+                Event::Moved {
+                    at: T0 + 6,
+                    ply: 2000,
+                    mv: "Kd8".into(),
+                    clocks: None,
+                    end: Some((GameResult::Draw, TerminationKind::MoveLimit)),
+                },
+            ),
+            (
+                9,
+                Event::Resigned {
+                    at: T0 + 7,
+                    seat: Seat::P2,
+                    clocks: Some([1, 0]),
+                },
+            ),
+            (
+                9,
+                Event::TimedOut {
+                    at: T0 + 8,
+                    seat: Seat::P1,
+                },
+            ),
         ];
-        for event in events {
-            assert_eq!(Event::decode(&event.encode()), Some(event.clone()));
+        for (version, event) in events {
+            let line = event.encode(T0);
+            assert!(line.len() < 40, "short: {line}");
+            assert_eq!(Event::decode(&line, version, T0), Some(event.clone()));
         }
     }
 
@@ -250,13 +266,13 @@ mod tests {
             "",
             "x 1",
             "m 1 2",
-            "c",
-            "c x",
+            "c 1",
+            "t x p1",
             "t 1 p3",
-            "m 1 2 a - 5",
+            "m 1 a - 5",
             "r 1 p1 - -  ",
         ] {
-            assert_eq!(Event::decode(line), None, "{line:?}");
+            assert_eq!(Event::decode(line, 2, T0), None, "{line:?}");
         }
     }
 }

@@ -86,6 +86,9 @@ struct Header {
     /// Engine levels of the seats the service plays.
     #[serde(rename = "eng", default, skip_serializing_if = "no_engines")]
     engine_seats: [Option<u8>; 2],
+    /// When the game was created (epoch ms); event times count from it.
+    #[serde(rename = "t0")]
+    created_at: u64,
 }
 
 fn no_engines(seats: &[Option<u8>; 2]) -> bool {
@@ -188,6 +191,7 @@ impl StoredGame {
             token_digests: [tokens[0].digest(), tokens[1].digest()],
             time_control: time_control.map(|tc| [tc.initial_ms, tc.increment_ms]),
             engine_seats,
+            created_at: now,
         };
         let live = Live {
             position: rules.position(),
@@ -310,6 +314,21 @@ impl StoredGame {
     /// When this version was made.
     pub fn changed_at(&self) -> u64 {
         self.live.changed_at
+    }
+
+    /// When the game was created.
+    pub fn created_at(&self) -> u64 {
+        self.header.created_at
+    }
+
+    /// The stored line of `event`.
+    pub fn encode(&self, event: &Event) -> String {
+        event.encode(self.header.created_at)
+    }
+
+    /// The event of `version` from its stored line.
+    pub fn decode_event(&self, version: u64, line: &str) -> Option<Event> {
+        Event::decode(line, version, self.header.created_at)
     }
 
     /// The engine seat to move and its level, if the game is on and an engine is to move.

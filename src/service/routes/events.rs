@@ -19,7 +19,7 @@ use tokio::sync::watch;
 
 use super::game_id;
 use crate::api::{GameEvent, GameView, Problem};
-use crate::service::domain::{Event, GameId, StoredGame};
+use crate::service::domain::{GameId, StoredGame};
 use crate::service::error::{ApiError, ErrorCode};
 use crate::service::games;
 use crate::service::state::AppState;
@@ -102,7 +102,9 @@ impl Watch {
                 self.restart().await;
                 return;
             }
-            let change = Event::decode(&line)
+            let change = self
+                .game
+                .decode_event(version, &line)
                 .ok_or_else(|| ApiError::new(ErrorCode::Internal, "an unreadable event"))
                 .and_then(|event| self.game.apply(version, &event));
             match change {
@@ -262,7 +264,7 @@ pub async fn events(
             let then = page
                 .first()
                 .filter(|(v, _)| *v == version)
-                .and_then(|(_, line)| Event::decode(line))
+                .and_then(|(v, line)| current.decode_event(*v, line))
                 .map(|event| current.as_of(version, &event));
             match then {
                 Some(game) => {

@@ -21,7 +21,7 @@ use crate::service::metrics::METRICS;
 const SWEEP_EVERY: Duration = Duration::from_millis(500);
 
 /// How many write ids a game remembers (a retry comes right after its first attempt).
-const RECENT_WRITES: usize = 4;
+const RECENT_WRITES: usize = 2;
 
 pub struct MemoryStore {
     inner: Arc<Mutex<Inner>>,

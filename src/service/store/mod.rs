@@ -174,7 +174,8 @@ impl Store {
         }
     }
 
-    /// At most `limit` events of `id` with versions above `after`, oldest first.
+    /// At most `limit` events of `id` with versions above `after`, oldest first (from the
+    /// version after `after` on, unless the log lost events: callers check the versions).
     pub async fn events_after(
         &self,
         id: &str,

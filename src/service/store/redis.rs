@@ -2,8 +2,9 @@
 //!
 //! Per game `<prefix>:{<s>}:<id>:` followed by `g` (a hash: `v` version, `c` header, `s` live
 //! part, `m` moves, `r` repetition history, `d` due time, `w` recent write ids), `e` (the event
-//! log, a stream whose entry ids are `<version>-1`), `i` (saved idempotent answers) and `l` (the
-//! engine seat's lease); and per shard `<prefix>:{<s>}:due`, a sorted set of game ids by due
+//! log: a list with one `<version> <event>` line per version, so version `v` is at index
+//! `v - 1`; a list rather than a stream, which would preallocate 4 KB per game), `i` (saved
+//! idempotent answers) and `l` (the engine seat's lease); and per shard `<prefix>:{<s>}:due`, a sorted set of game ids by due
 //! time. `<s>` is the shard: the first two hex digits of the id. The hash tag `{<s>}` puts a
 //! game's keys and its shard's index in one Redis Cluster slot, so every script touches one
 //! slot only, and the index is updated in the same atomic step as the game; 256 shards spread
@@ -48,7 +49,7 @@ if v ~= ARGV[1] then
   local f = redis.call('HMGET', KEYS[1], 'c', 's', 'm', 'r')
   return {3, now, v, f[1] or '', f[2] or '', f[3] or '', f[4] or ''}
 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'w', string.sub(ARGV[10] .. ' ' .. w, 1, 67))
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'w', string.sub(ARGV[10] .. ' ' .. w, 1, 33))
 if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[1], 'm', (redis.call('HGET', KEYS[1], 'm') or '') .. ARGV[4] .. ' ')
 end
@@ -64,7 +65,7 @@ else
   redis.call('ZREM', KEYS[4], ARGV[13])
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
-redis.call('XADD', KEYS[2], ARGV[2] .. '-1', 'e', ARGV[6])
+redis.call('RPUSH', KEYS[2], ARGV[2] .. ' ' .. ARGV[6])
 redis.call('PEXPIRE', KEYS[2], ARGV[7])
 if ARGV[8] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[8], ARGV[9])
@@ -96,7 +97,7 @@ if ARGV[8] ~= '' then
   redis.call('PEXPIRE', KEYS[3], ARGV[13])
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
-redis.call('XADD', KEYS[2], ARGV[1] .. '-1', 'e', ARGV[6])
+redis.call('RPUSH', KEYS[2], ARGV[1] .. ' ' .. ARGV[6])
 redis.call('PEXPIRE', KEYS[2], ARGV[7])
 redis.call('PUBLISH', ARGV[9], ARGV[10] .. ' ' .. ARGV[1])
 return {1, now}
@@ -523,27 +524,20 @@ impl RedisStore {
         limit: usize,
     ) -> Result<Vec<(u64, String)>, StoreError> {
         let mut conn = self.connection().await?;
-        let reply: redis::streams::StreamRangeReply = redis::cmd("XRANGE")
+        let lines: Vec<String> = redis::cmd("LRANGE")
             .arg(self.key(id, "e"))
-            .arg(format!("({after}-1"))
-            .arg("+")
-            .arg("COUNT")
-            .arg(limit.max(1))
+            .arg(after)
+            .arg(after + limit.max(1) as u64 - 1)
             .query_async(&mut conn)
             .await
             .map_err(|e| self.unavailable(e))?;
-        reply
-            .ids
+        lines
             .into_iter()
-            .map(|entry| {
-                let version = entry
-                    .id
-                    .split_once('-')
-                    .and_then(|(v, _)| v.parse().ok())
-                    .ok_or_else(|| StoreError::Corrupt(format!("event id {}", entry.id)))?;
-                let event: String = entry.get("e").ok_or_else(|| {
-                    StoreError::Corrupt(format!("event {} has no body", entry.id))
-                })?;
+            .map(|line| {
+                let (version, event) = line
+                    .split_once(' ')
+                    .and_then(|(v, e)| Some((v.parse().ok()?, e.to_string())))
+                    .ok_or_else(|| StoreError::Corrupt(format!("event line {line:?}")))?;
                 Ok((version, event))
             })
             .collect()

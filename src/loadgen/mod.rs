@@ -17,11 +17,11 @@ use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use serde_json::Value;
 use tokio::sync::Mutex;
 
 use crate::api::{
-    AnalysisRequest, CreateGame, CreatedGame, GameView, LegalMoves, Status, SubmitMove, TimeControl,
+    AnalysisRequest, CreateGame, CreatedGame, GameView, LegalMoves, Seat, Status, SubmitMove,
+    TimeControl,
 };
 use crate::engine::Limit;
 use crate::rules::{AnyRecord, GameKind};
@@ -75,7 +75,11 @@ impl Shared {
     }
 
     /// One request, timed and counted under `route`; `None` on a network error.
-    async fn call(&self, route: &str, request: reqwest::RequestBuilder) -> Option<(u16, Value)> {
+    async fn call(
+        &self,
+        route: &str,
+        request: reqwest::RequestBuilder,
+    ) -> Option<(u16, bytes::Bytes)> {
         let started = Instant::now();
         let result = request.send().await;
         let response = match result {
@@ -86,10 +90,18 @@ impl Shared {
             }
         };
         let status = response.status().as_u16();
-        let body = response.json::<Value>().await.unwrap_or(Value::Null);
+        let body = response.bytes().await.unwrap_or_default();
         self.stats.record(route, status, started.elapsed());
         Some((status, body))
     }
+}
+
+/// What a player needs of a move's answer (a game view; the rest of it is skipped).
+#[derive(serde::Deserialize)]
+struct Answer {
+    ply: u64,
+    turn: Seat,
+    status: Status,
 }
 
 async fn player(shared: Arc<Shared>, seed: u64) {
@@ -123,7 +135,7 @@ async fn player(shared: Arc<Shared>, seed: u64) {
             tokio::time::sleep(Duration::from_millis(100)).await;
             continue;
         };
-        let Ok(created) = serde_json::from_value::<CreatedGame>(body) else {
+        let Ok(created) = serde_json::from_slice::<CreatedGame>(&body) else {
             continue;
         };
         let mut played = Played {
@@ -161,7 +173,7 @@ async fn player(shared: Arc<Shared>, seed: u64) {
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             };
-            let moves = serde_json::from_value::<LegalMoves>(legal)
+            let moves = serde_json::from_slice::<LegalMoves>(&legal)
                 .map(|l| l.moves)
                 .unwrap_or_default();
             let mv = match &pending {
@@ -184,13 +196,14 @@ async fn player(shared: Arc<Shared>, seed: u64) {
                 });
             match shared.call("POST /v1/games/{id}/moves", request).await {
                 Some((200, view)) => {
-                    let Ok(view) = serde_json::from_value::<GameView>(view) else {
+                    let Ok(view) = serde_json::from_slice::<Answer>(&view) else {
                         continue;
                     };
                     // A retry with the same key may replay an earlier answer: count a move
                     // only when the ply advanced to ours.
                     if view.ply == ply + 1 {
-                        played.accepted.push(view.moves[ply as usize].clone());
+                        // The move sent came from the legal moves: it is canonical.
+                        played.accepted.push(mv);
                         ply += 1;
                         pending = None;
                         turn = view.turn;
@@ -215,7 +228,7 @@ async fn player(shared: Arc<Shared>, seed: u64) {
                             shared.http.get(format!("{base}/v1/games/{}", played.id)),
                         )
                         .await
-                        && let Ok(view) = serde_json::from_value::<GameView>(view)
+                        && let Ok(view) = serde_json::from_slice::<GameView>(&view)
                     {
                         if view.status == Status::Finished {
                             break;

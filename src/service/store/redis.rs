@@ -10,14 +10,17 @@
 //! slot only, and the index is updated in the same atomic step as the game; 256 shards spread
 //! the games over a cluster's nodes.
 //!
-//! The connection is made on first use, not at start-up, so the service starts (and reports
-//! not-ready) while Redis is down; redis-rs's `ConnectionManager` (or, for a Redis Cluster, its
-//! cluster connection) then reconnects by itself.
+//! Connections are made on first use (one per thread that uses the store), not at start-up, so
+//! the service starts (and reports not-ready) while Redis is down; redis-rs's
+//! `ConnectionManager` (or, for a Redis Cluster, its cluster connection) then reconnects by
+//! itself.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use tokio::sync::OnceCell;
 
 use super::clock::{StoreClock, TOLERANCE_MS};
 use super::{
@@ -195,11 +198,22 @@ impl Scripts {
     }
 }
 
+thread_local! {
+    /// Each thread's connections, by store: an HTTP worker is a single-threaded runtime, and
+    /// a connection's driver runs where the connection was made, so with one connection per
+    /// worker a request's commands never cross threads.
+    static CONNECTIONS: RefCell<HashMap<u64, Connection>> = RefCell::new(HashMap::new());
+}
+
+/// Numbers the stores of this process (tests run several).
+static STORES: AtomicU64 = AtomicU64::new(0);
+
 pub struct RedisStore {
     backend: Backend,
     /// Where the change listener subscribes (any node of a cluster sees every publish).
     pubsub: redis::Client,
-    connection: OnceCell<Connection>,
+    /// This store among the process's (the key of its connections).
+    instance: u64,
     prefix: String,
     scripts: Scripts,
     changes: std::sync::Arc<Changes>,
@@ -290,7 +304,7 @@ impl RedisStore {
         Ok(RedisStore {
             backend,
             pubsub: open(nodes.first().copied().unwrap_or(url))?,
-            connection: OnceCell::new(),
+            instance: STORES.fetch_add(1, Ordering::Relaxed),
             prefix: prefix.to_string(),
             scripts: Scripts::new(),
             changes: std::sync::Arc::new(Changes::default()),
@@ -376,29 +390,30 @@ impl RedisStore {
         )
     }
 
+    /// This thread's connection, made on first use.
     async fn connection(&self) -> Result<Connection, StoreError> {
-        self.connection
-            .get_or_try_init(|| async {
-                match &self.backend {
-                    Backend::Single(client) => {
-                        let config = ConnectionManagerConfig::new()
-                            .set_connection_timeout(Some(Duration::from_millis(1000)))
-                            .set_response_timeout(Some(Duration::from_millis(2000)))
-                            .set_number_of_retries(2)
-                            .set_max_delay(Duration::from_millis(500));
-                        client
-                            .get_connection_manager_with_config(config)
-                            .await
-                            .map(Connection::Single)
-                    }
-                    Backend::Cluster(client) => {
-                        client.get_async_connection().await.map(Connection::Cluster)
-                    }
-                }
-            })
-            .await
-            .cloned()
-            .map_err(|e| self.unavailable(e))
+        if let Some(connection) = CONNECTIONS.with(|c| c.borrow().get(&self.instance).cloned()) {
+            return Ok(connection);
+        }
+        let connection = match &self.backend {
+            Backend::Single(client) => {
+                let config = ConnectionManagerConfig::new()
+                    .set_connection_timeout(Some(Duration::from_millis(1000)))
+                    .set_response_timeout(Some(Duration::from_millis(2000)))
+                    .set_number_of_retries(2)
+                    .set_max_delay(Duration::from_millis(500));
+                client
+                    .get_connection_manager_with_config(config)
+                    .await
+                    .map(Connection::Single)
+            }
+            Backend::Cluster(client) => {
+                client.get_async_connection().await.map(Connection::Cluster)
+            }
+        }
+        .map_err(|e| self.unavailable(e))?;
+        CONNECTIONS.with(|c| c.borrow_mut().insert(self.instance, connection.clone()));
+        Ok(connection)
     }
 
     /// Runs a script that answers `{code, now, ...}` and notes the store's time.

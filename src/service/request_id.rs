@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use actix_web::HttpMessage;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
@@ -15,6 +16,10 @@ tokio::task_local! {
 }
 
 pub const HEADER: &str = "x-request-id";
+
+/// The pattern of the route that served a request (set by the route itself).
+#[derive(Clone, Copy, Debug)]
+pub struct RouteLabel(pub &'static str);
 
 /// The id of the request being served, if called while serving one.
 pub fn current() -> Option<String> {
@@ -48,22 +53,27 @@ pub async fn middleware(
     let method = req.method().clone();
     let method_label = method_label(&method);
     let path = req.path().to_string();
-    // The route's pattern, not its path, so that game ids do not explode the label space.
-    let route = req.match_pattern().unwrap_or_else(|| "unmatched".into());
     let started = Instant::now();
     let result = REQUEST_ID.scope(id.clone(), next.call(req)).await;
     let millis = started.elapsed().as_secs_f64() * 1000.0;
     match result {
         Ok(mut res) => {
             let status = res.status().as_u16();
+            // The route's pattern, not its path, so that game ids do not explode the label
+            // space.
+            let route = res
+                .request()
+                .extensions()
+                .get::<RouteLabel>()
+                .map_or("unmatched", |label| label.0);
             let metrics = &super::metrics::METRICS;
             metrics
                 .requests
-                .with_label_values(&[route.as_str(), method_label, &status.to_string()])
+                .with_label_values(&[route, method_label, &status.to_string()])
                 .inc();
             metrics
                 .latency
-                .with_label_values(&[route.as_str(), method_label])
+                .with_label_values(&[route, method_label])
                 .observe(millis / 1000.0);
             if status >= 500 {
                 tracing::warn!(request_id = %id, %method, %path, status, millis, "request");

@@ -52,8 +52,27 @@ pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
 }
 
 /// A resource that answers unknown methods with `405 method_not_allowed`.
-fn resource(path: &str) -> actix_web::Resource {
-    web::resource(path).default_service(web::to(method_not_allowed))
+/// Each resource also labels its requests with its pattern (for the metrics), so that the
+/// request middleware need not route the request a second time to learn it.
+fn resource(
+    path: &'static str,
+) -> actix_web::Resource<
+    impl actix_web::dev::ServiceFactory<
+        actix_web::dev::ServiceRequest,
+        Config = (),
+        Response = actix_web::dev::ServiceResponse,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    web::resource(path)
+        .default_service(web::to(method_not_allowed))
+        .wrap_fn(move |req, service| {
+            use actix_web::HttpMessage;
+            req.extensions_mut()
+                .insert(crate::service::request_id::RouteLabel(path));
+            actix_web::dev::Service::call(service, req)
+        })
 }
 
 async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {

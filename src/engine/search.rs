@@ -88,6 +88,14 @@ const LMR_AFTER: usize = 2;
 const LMR_DEPTH: i32 = 3;
 /// Internal iterative reduction: a node this deep without a table move searches one ply less.
 const IIR_DEPTH: i32 = 4;
+/// Late-move pruning: at this depth or less, quiet moves after the first `LMP_BASE + d²` are
+/// not searched.
+const LMP_DEPTH: i32 = 3;
+const LMP_BASE: usize = 4;
+/// Futility pruning: at this depth or less, quiet moves are not searched when the static
+/// evaluation plus this margin per ply cannot reach alpha.
+const FUTILITY_PRUNE_DEPTH: i32 = 2;
+const FUTILITY_PRUNE_MARGIN: i32 = 120;
 
 /// How many plies a late quiet move is reduced by: grows with both depth and move number.
 fn reduction(depth: i32, searched: usize) -> i32 {
@@ -345,13 +353,28 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         }
         let tt_move = entry.and_then(|e| e.best);
 
-        if G::SELECTIVE && !pv_node && !threatened && beta.abs() < PROVEN {
-            let eval = pos.evaluate();
+        // The static evaluation, where pruning may use it.
+        let eval = (G::SELECTIVE && !threatened).then(|| pos.evaluate());
+        if let Some(eval) = eval
+            && !pv_node
+            && beta.abs() < PROVEN
+        {
             // Reverse futility: far enough above beta that the remaining plies won't undo it.
             if depth <= FUTILITY_DEPTH && eval - FUTILITY_MARGIN * depth >= beta {
                 return eval;
             }
         }
+        let futile = eval.is_some_and(|e| {
+            !pv_node
+                && depth <= FUTILITY_PRUNE_DEPTH
+                && alpha.abs() < PROVEN
+                && e + FUTILITY_PRUNE_MARGIN * depth <= alpha
+        });
+        let late_limit = if G::SELECTIVE && !pv_node && !threatened && depth <= LMP_DEPTH {
+            LMP_BASE + (depth * depth) as usize
+        } else {
+            usize::MAX
+        };
         if G::SELECTIVE && depth >= IIR_DEPTH && tt_move.is_none() {
             depth -= 1;
         }
@@ -373,6 +396,8 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         let mut best = -INFINITY;
         let mut best_move = None;
         let mut searched = 0;
+        // Whether a move was left unsearched by pruning: then no proven loss may be claimed.
+        let mut pruned = false;
         let mut tried_quiet = std::mem::take(&mut self.quiets[p]);
         tried_quiet.clear();
         for mv in moves.iter() {
@@ -392,8 +417,12 @@ impl<'a, G: Searchable> Searcher<'a, G> {
                 }
                 continue;
             }
-            searched += 1;
             let quiet = pos.move_class(mv) == 0 && !self.ordering.is_killer(p, *mv);
+            if quiet && searched > 0 && (futile || searched >= late_limit) {
+                pruned = true;
+                continue;
+            }
+            searched += 1;
             let new_depth = depth - 1;
             let score = if searched == 1 {
                 -self.negamax(&child, new_depth, ply + 1, -beta, -alpha)
@@ -454,6 +483,10 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         if best == -INFINITY {
             // Every legal move repeats a position.
             return terminal(pos, ply, self.contempt);
+        }
+        if pruned && best < -PROVEN {
+            // Unsearched moves might hold: a heuristic "nearly lost", not a proof.
+            best = -PROVEN;
         }
         let bound = if best >= beta {
             Bound::Lower

@@ -2,6 +2,7 @@
 //! stand), and how much room each knight has left before it is walled in.
 
 use super::Searchable;
+use super::linear::{FeatureSink, Linear};
 use crate::rules::alcazar::{Move, Position};
 use crate::rules::{Game, Player};
 
@@ -12,12 +13,12 @@ fn distance(pos: &Position, p: Player) -> i32 {
     pos.fortress_distance(p).map_or(CUT_OFF, |d| d as i32)
 }
 
-fn room(pos: &Position, p: Player) -> i32 {
+/// The room features of `p`'s knight, counted with `sign`.
+fn room(pos: &Position, p: Player, sign: i32, sink: &mut impl FeatureSink) {
     match pos.open_sides(p) {
-        0 => -200,
-        1 => -70,
-        2 => 0,
-        n => 15 * (n as i32 - 2),
+        0 => sink.add(1, sign),
+        1 => sink.add(2, sign),
+        n => sink.add(3, sign * (n as i32 - 2)),
     }
 }
 
@@ -32,8 +33,26 @@ impl Searchable for Position {
     }
 
     fn evaluate(&self) -> i32 {
+        self.linear_eval()
+    }
+}
+
+impl Linear for Position {
+    const FEATURES: &'static [&'static str] = &[
+        "step less to the fortress",
+        "knight walled in",
+        "knight with one open side",
+        "open side beyond two",
+        "side to move",
+    ];
+    const WEIGHTS: &'static [i32] = &include!("weights/alcazar.rs");
+
+    fn features(&self, sink: &mut impl FeatureSink) {
         let me = self.turn();
         let them = me.other();
-        45 * (distance(self, them) - distance(self, me)) + room(self, me) - room(self, them) + 10
+        sink.add(0, distance(self, them) - distance(self, me));
+        room(self, me, 1, sink);
+        room(self, them, -1, sink);
+        sink.add(4, 1);
     }
 }

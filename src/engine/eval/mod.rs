@@ -2,6 +2,7 @@
 //! for the history table. One file per game, each hand-tuned.
 
 mod alcazar;
+pub mod linear;
 mod pilastri;
 mod pillarz;
 mod pyrga;

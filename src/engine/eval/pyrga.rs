@@ -2,6 +2,7 @@
 //! one-piece stacks) decide the rest.
 
 use super::Searchable;
+use super::linear::{FeatureSink, Linear};
 use crate::rules::Game;
 use crate::rules::pyrga::{Move, Piece, Position};
 
@@ -18,9 +19,23 @@ impl Searchable for Position {
     }
 
     fn evaluate(&self) -> i32 {
+        self.linear_eval()
+    }
+}
+
+impl Linear for Position {
+    const FEATURES: &'static [&'static str] = &[
+        "completed tower controlled",
+        "two-piece stack all one's own",
+        "one-piece stack one's own",
+    ];
+    const WEIGHTS: &'static [i32] = &include!("weights/pyrga.rs");
+
+    fn features(&self, sink: &mut impl FeatureSink) {
         let me = self.turn().index();
         let counts = self.tiebreak_counts();
-        let diff = |i: usize| counts[me][i] as i32 - counts[1 - me][i] as i32;
-        1000 * diff(0) + 400 * diff(1) + 40 * diff(2)
+        for (i, (mine, theirs)) in counts[me].iter().zip(counts[1 - me]).enumerate() {
+            sink.add(i, *mine as i32 - theirs as i32);
+        }
     }
 }

@@ -135,6 +135,7 @@ impl<G: Searchable> Engine<G> {
             ordering: &mut self.ordering,
             pv: vec![Vec::new(); MAX_PLY as usize + 2],
             buffers: vec![MoveList::new(); MAX_PLY as usize + 2],
+            classes: vec![Vec::new(); MAX_PLY as usize + 2],
             quiets: vec![MoveList::new(); MAX_PLY as usize + 2],
             keys: Vec::with_capacity(history.len() + MAX_PLY as usize + 1),
             path_key: 0,
@@ -163,6 +164,8 @@ struct Searcher<'a, G: Searchable> {
     ordering: &'a mut Ordering<G::Move>,
     pv: Vec<Vec<G::Move>>,
     buffers: Vec<MoveList<G::Move>>,
+    /// Per ply, the move classes of `buffers` (see [`Searchable::move_class`]).
+    classes: Vec<Vec<u8>>,
     /// Per ply, the quiet moves tried before a cut-off (they lose history).
     quiets: Vec<MoveList<G::Move>>,
     /// Repetition keys of the game's positions and of the current search path.
@@ -387,10 +390,16 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             return terminal(pos, ply, self.contempt);
         }
         let side = pos.turn().index();
-        self.ordering
-            .sort(&mut moves, p, side, tt_move, G::move_slot, |m| {
-                pos.move_class(m)
-            });
+        let mut classes = std::mem::take(&mut self.classes[p]);
+        self.ordering.sort(
+            &mut moves,
+            &mut classes,
+            p,
+            side,
+            tt_move,
+            G::move_slot,
+            |m| pos.move_class(m),
+        );
         self.enter(pos.repetition_key());
         let original_alpha = alpha;
         let mut best = -INFINITY;
@@ -400,7 +409,12 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         let mut pruned = false;
         let mut tried_quiet = std::mem::take(&mut self.quiets[p]);
         tried_quiet.clear();
-        for mv in moves.iter() {
+        for (mv, class) in moves.iter().zip(classes.iter()) {
+            let quiet = *class == 0 && !self.ordering.is_killer(p, *mv);
+            if quiet && searched > 0 && (futile || searched >= late_limit) {
+                pruned = true;
+                continue;
+            }
             let mut child = pos.clone();
             child.play_unchecked(mv);
             if self.repeats(&child) {
@@ -415,11 +429,6 @@ impl<'a, G: Searchable> Searcher<'a, G> {
                     self.pv[p].clear();
                     self.pv[p].extend([*mv, reply]);
                 }
-                continue;
-            }
-            let quiet = pos.move_class(mv) == 0 && !self.ordering.is_killer(p, *mv);
-            if quiet && searched > 0 && (futile || searched >= late_limit) {
-                pruned = true;
                 continue;
             }
             searched += 1;
@@ -476,6 +485,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         }
         self.leave();
         self.buffers[p] = moves;
+        self.classes[p] = classes;
         self.quiets[p] = tried_quiet;
         if self.stopped {
             return 0;
@@ -535,10 +545,16 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         }
         let tt_move = self.tt.probe(self.table_key(pos)).and_then(|e| e.best);
         let side = pos.turn().index();
-        self.ordering
-            .sort(&mut root_moves, 0, side, tt_move, G::move_slot, |m| {
-                pos.move_class(m)
-            });
+        let mut classes = Vec::new();
+        self.ordering.sort(
+            &mut root_moves,
+            &mut classes,
+            0,
+            side,
+            tt_move,
+            G::move_slot,
+            |m| pos.move_class(m),
+        );
         let multipv = params.multipv.clamp(1, root_moves.len());
         // From the last completed iteration, best first.
         let mut ranked: Vec<RootMove<G::Move>> = root_moves

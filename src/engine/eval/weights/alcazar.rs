@@ -5,4 +5,8 @@
     -70,  // knight with one open side
     15,   // open side beyond two
     10,   // side to move
+    0,    // move to the fortress, walls swung away
+    0,    // open way into one's own fortress
+    0,    // square within two steps
+    0,    // move from one's own fortress (up to 5)
 ]

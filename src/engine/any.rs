@@ -9,6 +9,7 @@ use super::levels::Level;
 use super::limits::Clock;
 use super::score::Score;
 use super::search::{Engine, Params, Report, search};
+use super::seats::with_seat_engine;
 use crate::rules::record::Record;
 use crate::rules::{AnyRecord, GameKind, MoveList, alcazar, pilastri, pillarz, pyrga};
 
@@ -79,12 +80,23 @@ pub fn level_choice<G: Searchable>(
     rng: &mut SmallRng,
     clock: &dyn Clock,
 ) -> Option<G::Move> {
+    level_choice_with(&mut Engine::new(18), record, level, rng, clock)
+}
+
+/// [`level_choice`] with an engine that may remember earlier moves of the game.
+fn level_choice_with<G: Searchable>(
+    engine: &mut Engine<G>,
+    record: &Record<G>,
+    level: Level,
+    rng: &mut SmallRng,
+    clock: &dyn Clock,
+) -> Option<G::Move> {
     let mut moves = MoveList::new();
     record.legal_moves(&mut moves);
     if moves.len() <= 1 {
         return moves.first().copied();
     }
-    let report = search(
+    let report = engine.search(
         record.position(),
         record.history(),
         &Params {
@@ -152,27 +164,45 @@ impl AnyEngine {
     }
 }
 
-fn level_move<G: Searchable>(
-    record: &Record<G>,
+/// The move of a computer opponent of `level` in `record`, from `engine` if it is of the
+/// record's game.
+fn level_move(
+    engine: &mut AnyEngine,
+    record: &AnyRecord,
     level: Level,
-    seed: u64,
+    rng: &mut SmallRng,
     clock: &dyn Clock,
 ) -> Option<String> {
-    level_choice(record, level, &mut SmallRng::seed_from_u64(seed), clock).map(|m| m.to_string())
+    fn name<M: std::fmt::Display>(mv: Option<M>) -> Option<String> {
+        mv.map(|m| m.to_string())
+    }
+    match (engine, record) {
+        (AnyEngine::Pillarz(e), AnyRecord::Pillarz(r)) => {
+            name(level_choice_with(e, r, level, rng, clock))
+        }
+        (AnyEngine::Pilastri(e), AnyRecord::Pilastri(r)) => {
+            name(level_choice_with(e, r, level, rng, clock))
+        }
+        (AnyEngine::Pyrga(e), AnyRecord::Pyrga(r)) => {
+            name(level_choice_with(e, r, level, rng, clock))
+        }
+        (AnyEngine::Alcazar(e), AnyRecord::Alcazar(r)) => {
+            name(level_choice_with(e, r, level, rng, clock))
+        }
+        _ => unreachable!("a seat's engine is made for its record's game"),
+    }
 }
 
 /// The move a computer opponent of `level` plays in `record`; `seed` drives the randomness of
-/// the low levels.
+/// the low levels. The seat's engine is kept between its moves (see [`super::seats`]).
 pub fn computer_move(
     record: &AnyRecord,
     level: Level,
     seed: u64,
     clock: &dyn Clock,
 ) -> Option<String> {
-    match record {
-        AnyRecord::Pillarz(r) => level_move(r, level, seed, clock),
-        AnyRecord::Pilastri(r) => level_move(r, level, seed, clock),
-        AnyRecord::Pyrga(r) => level_move(r, level, seed, clock),
-        AnyRecord::Alcazar(r) => level_move(r, level, seed, clock),
-    }
+    let mut rng = SmallRng::seed_from_u64(seed);
+    with_seat_engine(record, level.level, |engine| {
+        level_move(engine, record, level, &mut rng, clock)
+    })
 }

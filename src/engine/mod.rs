@@ -11,6 +11,7 @@ pub mod limits;
 mod move_picker;
 pub mod score;
 pub mod search;
+mod seats;
 pub mod selfplay;
 pub mod tournament;
 mod tt;

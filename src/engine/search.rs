@@ -6,13 +6,15 @@
 //! quiescence resolves such threats. In games where matches showed it gains
 //! ([`Searchable::SELECTIVE`]), reverse futility cuts positions already far above beta off the
 //! principal variation, late quiet moves are searched with reduced depth first (late-move
-//! reductions), and nodes without a table move one ply shallower (internal iterative
-//! reduction). A null move was tried for pillarz and lost a match (passing is often the best
+//! reductions), near the horizon late quiet moves, and quiet moves that cannot lift a hopeless
+//! evaluation to alpha, are not searched at all (late-move and futility pruning), and nodes
+//! without a table move one ply shallower (internal iterative reduction). A null move was tried for pillarz and lost a match (passing is often the best
 //! "move" there, so it proves little). A bucketed transposition table and the move history are
 //! kept by an [`Engine`] from one search to the next.
 //!
-//! Proven results stay exact: no move is skipped at a node without a proof that it loses (the
-//! moves that leave a win on the spot), pruning only ever returns heuristic bounds, and games
+//! Proven results stay exact: a node that skipped a move without a proof that it loses (the
+//! moves that leave a win on the spot are proven) never reports a proven loss, pruning only
+//! ever returns heuristic bounds, and games
 //! that forbid repetition key their table by the set of positions on the path as well, since
 //! which moves are legal there depends on it.
 

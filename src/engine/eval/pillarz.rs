@@ -36,6 +36,18 @@ const THREAT_STEPS: [usize; 2] = [27, 28];
 /// Squares of the board.
 const BOARD: u32 = (1 << 25) - 1;
 
+/// Squares of file a and file e (shifts along a rank must not wrap around).
+const FILE_A: u32 = 0b00001_00001_00001_00001_00001;
+const FILE_E: u32 = FILE_A << 4;
+
+/// Every square next to a square of `set` (the union of their neighbourhoods), by shifts.
+#[inline]
+fn around(set: u32) -> u32 {
+    let row = set | ((set << 1) & !FILE_A) | ((set >> 1) & !FILE_E);
+    let sideways = ((set << 1) & !FILE_A) | ((set >> 1) & !FILE_E);
+    (sideways | (row << 5) | (row >> 5)) & BOARD
+}
+
 fn chebyshev(a: Square, b: Square) -> u8 {
     a.file().abs_diff(b.file()).max(a.rank().abs_diff(b.rank()))
 }
@@ -55,14 +67,8 @@ fn side(pos: &Position, player: Player, sign: i32, sink: &mut impl FeatureSink) 
     let free = !occupied & !levels[3] & BOARD;
     let enemies = pos.pawns(player.other());
     // Where the opponent's pawns can step: from there they can cap a square next to it.
-    let mut enemy_reach = 0;
-    for e in Square::all_in(enemies) {
-        let steps = pos.steps_from(e);
-        enemy_reach |= steps;
-        for s in Square::all_in(steps) {
-            enemy_reach |= s.neighbours();
-        }
-    }
+    let enemy_steps = Square::all_in(enemies).fold(0, |acc, e| acc | pos.steps_from(e));
+    let enemy_reach = enemy_steps | around(enemy_steps);
     let mut reach_two = 0;
     let mut threat_steps = 0;
     for sq in Square::all_in(pos.pawns(player)) {
@@ -99,11 +105,7 @@ fn side(pos: &Position, player: Player, sign: i32, sink: &mut impl FeatureSink) 
             // Stepping onto a level-2 square next to another one (or back next to the level-2
             // square just left) lets the build make a threat.
             let buildable = (free | sq.bit()) & exactly(2);
-            for x in Square::all_in(ups) {
-                if x.neighbours() & buildable & !x.bit() != 0 {
-                    threat_steps += 1;
-                }
-            }
+            threat_steps += (ups & around(buildable)).count_ones() as i32;
         }
     }
     let mut pawns = Square::all_in(pos.pawns(player));

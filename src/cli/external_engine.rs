@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use rand::rngs::SmallRng;
 
-use crate::engine::Searchable;
 use crate::engine::limits::Clock;
 use crate::engine::tournament::Contender;
+use crate::engine::{Limit, Searchable};
 use crate::rules::record::Record;
 use crate::rules::{GameKind, Variants};
 
@@ -25,16 +25,16 @@ pub struct ExternalEngine {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
-    movetime_ms: u64,
+    limit: Limit,
     game: GameKind,
     variants: Variants,
 }
 
 impl ExternalEngine {
-    /// Starts `<path> engine`, which will think `movetime_ms` per move in `game`.
+    /// Starts `<path> engine`, which will search with `limit` per move in `game`.
     pub fn spawn(
         path: &str,
-        movetime_ms: u64,
+        limit: Limit,
         game: GameKind,
         variants: Variants,
     ) -> Result<ExternalEngine, String> {
@@ -57,11 +57,11 @@ impl ExternalEngine {
             }
         });
         Ok(ExternalEngine {
-            name: format!("cmd:{path}@{movetime_ms}"),
+            name: format!("cmd:{path}@{limit}"),
             child,
             stdin,
             lines,
-            movetime_ms,
+            limit,
             game,
             variants,
         })
@@ -75,7 +75,12 @@ impl ExternalEngine {
 
     /// Reads lines until `bestmove`; an `error` line or silence past the grace time fails.
     fn await_bestmove(&mut self) -> Result<Option<String>, String> {
-        let deadline = Duration::from_millis(self.movetime_ms) + GRACE;
+        let think = match self.limit {
+            Limit::MovetimeMs(ms) => Duration::from_millis(ms),
+            // A node or depth limit has no time to it: allow a generous minute.
+            _ => Duration::from_secs(60),
+        };
+        let deadline = think + GRACE;
         loop {
             let line = match self.lines.recv_timeout(deadline) {
                 Ok(line) => line,
@@ -118,7 +123,11 @@ impl<G: Searchable> Contender<G> for ExternalEngine {
             position.push_str(&mv.to_string());
         }
         self.send(&position)?;
-        self.send(&format!("go movetime {}", self.movetime_ms))?;
+        self.send(&match self.limit {
+            Limit::MovetimeMs(ms) => format!("go movetime {ms}"),
+            Limit::Nodes(n) => format!("go nodes {n}"),
+            Limit::Depth(d) => format!("go depth {d}"),
+        })?;
         let best = self
             .await_bestmove()?
             .ok_or_else(|| format!("{}: bestmove none in a game that goes on", self.name))?;

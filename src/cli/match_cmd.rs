@@ -3,9 +3,9 @@
 
 use std::process::ExitCode;
 
-use crate::engine::Searchable;
 use crate::engine::agents::{Agent, EnginePlayer};
 use crate::engine::tournament::{Contender, Tally, play_game};
+use crate::engine::{Limit, Searchable};
 use crate::rules::{GameKind, Player, Variants, alcazar, pilastri, pillarz, pyrga};
 
 use super::CliError;
@@ -16,10 +16,10 @@ use crate::wall_clock::WallClock;
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Spec {
     Agent(Agent),
-    /// `cmd:<path>[@<ms>]`: `<path> engine`, driven through the engine protocol.
+    /// `cmd:<path>[@<limit>]`: `<path> engine`, driven through the engine protocol.
     External {
         path: String,
-        movetime_ms: u64,
+        limit: Limit,
     },
 }
 
@@ -28,29 +28,26 @@ impl Spec {
         let Some(rest) = s.strip_prefix("cmd:") else {
             return Agent::parse(s).map(Spec::Agent);
         };
-        let (path, ms) = match rest.rsplit_once('@') {
-            Some((path, ms)) => (
+        let (path, limit) = match rest.rsplit_once('@') {
+            Some((path, limit)) => (
                 path,
-                ms.parse::<u64>()
-                    .ok()
-                    .filter(|&ms| ms > 0)
-                    .ok_or_else(|| format!("{s:?}: the think time after @ is in ms, like @100"))?,
+                Limit::parse_short(limit).map_err(|e| format!("{s:?}: {e}"))?,
             ),
-            None => (rest, 100),
+            None => (rest, Limit::MovetimeMs(100)),
         };
         if path.is_empty() {
             return Err("cmd: needs the path of an engine, like cmd:./pillarz@100".into());
         }
         Ok(Spec::External {
             path: path.to_string(),
-            movetime_ms: ms,
+            limit,
         })
     }
 
     fn name(&self) -> String {
         match self {
             Spec::Agent(a) => a.name(),
-            Spec::External { path, movetime_ms } => format!("cmd:{path}@{movetime_ms}"),
+            Spec::External { path, limit } => format!("cmd:{path}@{limit}"),
         }
     }
 
@@ -60,10 +57,10 @@ impl Spec {
         variants: Variants,
     ) -> Result<Box<dyn Contender<G>>, String> {
         Ok(match self {
-            Spec::Agent(Agent::Engine { movetime_ms }) => Box::new(EnginePlayer::new(*movetime_ms)),
+            Spec::Agent(Agent::Engine { limit }) => Box::new(EnginePlayer::new(*limit)),
             Spec::Agent(a) => Box::new(*a),
-            Spec::External { path, movetime_ms } => {
-                Box::new(ExternalEngine::spawn(path, *movetime_ms, kind, variants)?)
+            Spec::External { path, limit } => {
+                Box::new(ExternalEngine::spawn(path, *limit, kind, variants)?)
             }
         })
     }
@@ -74,9 +71,10 @@ impl Spec {
 pub struct Args {
     /// The game: pillarz, pilastri, pyrga or alcazar.
     game: String,
-    /// Player A: engine:<ms>, level:<1-8>, uct:<ms>, greedy, random, or cmd:<path>[@<ms>] (the
-    /// program at <path> run as `<path> engine` and driven through the engine protocol,
-    /// thinking <ms> per move, 100 by default).
+    /// Player A: engine:<limit>, level:<1-8>, uct:<ms>, greedy, random, or cmd:<path>[@<limit>]
+    /// (the program at <path> run as `<path> engine` and driven through the engine protocol).
+    /// A limit is a think time in ms (`100`, the default), a node count (`5000n`) or a depth
+    /// (`d6`) per move.
     a: String,
     /// Player B, as A.
     b: String,

@@ -11,6 +11,7 @@ mod bench;
 mod bench_movegen;
 mod bench_storage;
 mod client_args;
+mod datagen;
 mod engine_cmd;
 mod engine_protocol;
 mod external_engine;
@@ -21,6 +22,7 @@ mod openapi;
 mod perft;
 mod play;
 mod serve;
+mod tune;
 
 use std::process::ExitCode;
 
@@ -55,6 +57,10 @@ enum Command {
     Engine(engine_cmd::Args),
     /// Play a match between two players and estimate their Elo difference.
     Match(match_cmd::Args),
+    /// Self-play games for the evaluation tuner: labelled positions, one per line.
+    Datagen(datagen::Args),
+    /// Fit a game's evaluation weights to self-play positions (Texel's method).
+    Tune(tune::Args),
     /// List the games the server plays.
     Catalog(game_cmds::CatalogArgs),
     /// Create a game; prints its id and saves the seat tokens locally.
@@ -129,6 +135,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Bench(args) => bench::run(args),
         Command::Engine(args) => engine_cmd::run(args),
         Command::Match(args) => match_cmd::run(args),
+        Command::Datagen(args) => datagen::run(args),
+        Command::Tune(args) => tune::run(args),
         Command::Catalog(args) => game_cmds::catalog(args),
         Command::New(args) => game_cmds::new(args),
         Command::Show(args) => game_cmds::show(args),

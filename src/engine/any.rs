@@ -1,5 +1,7 @@
 //! The engine for callers that pick the game at run time and speak notation (the service and
-//! the CLI): analysis of any game state, and the move of a computer opponent.
+//! the CLI): analysis of any game state, and the move of a computer opponent. Which engine (and
+//! so which table) a computer seat thinks with is the caller's choice: the service keeps a
+//! seat's engine between its moves.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -74,19 +76,30 @@ pub fn analyse(state: &AnyState, params: &Params<'_>) -> Analysis {
 /// The move a computer opponent of `level` plays in `state`; `rng` picks among the moves
 /// within the level's margin of the best.
 pub fn level_choice<G: Searchable>(
-    record: &GameState<G>,
+    state: &GameState<G>,
+    level: Level,
+    rng: &mut SmallRng,
+    clock: &dyn Clock,
+) -> Option<G::Move> {
+    level_choice_with(&mut Engine::new(18), state, level, rng, clock)
+}
+
+/// [`level_choice`] with an engine that may remember earlier moves of the game.
+pub fn level_choice_with<G: Searchable>(
+    engine: &mut Engine<G>,
+    state: &GameState<G>,
     level: Level,
     rng: &mut SmallRng,
     clock: &dyn Clock,
 ) -> Option<G::Move> {
     let mut moves = MoveList::new();
-    record.legal_moves(&mut moves);
+    state.legal_moves(&mut moves);
     if moves.len() <= 1 {
         return moves.first().copied();
     }
-    let report = search(
-        record.position(),
-        record.history(),
+    let report = engine.search(
+        state.position(),
+        state.history(),
         &Params {
             limit: level.limit(),
             caps: level.caps(),
@@ -112,7 +125,7 @@ pub fn level_choice<G: Searchable>(
 }
 
 /// An [`Engine`] for a game chosen at run time: one that keeps its table between the searches
-/// of one game (the engine protocol's session).
+/// of one game (the engine protocol's session, a computer seat's moves).
 pub enum AnyEngine {
     Pillarz(Engine<pillarz::Position>),
     Pilastri(Engine<pilastri::Position>),
@@ -134,17 +147,17 @@ impl AnyEngine {
     /// is of another game than this engine's.
     pub fn analyse(&mut self, state: &AnyState, params: &Params<'_>) -> Option<Analysis> {
         let report = match (self, state) {
-            (AnyEngine::Pillarz(e), AnyState::Pillarz(r)) => {
-                to_analysis(e.search(r.position(), r.history(), params))
+            (AnyEngine::Pillarz(e), AnyState::Pillarz(s)) => {
+                to_analysis(e.search(s.position(), s.history(), params))
             }
-            (AnyEngine::Pilastri(e), AnyState::Pilastri(r)) => {
-                to_analysis(e.search(r.position(), r.history(), params))
+            (AnyEngine::Pilastri(e), AnyState::Pilastri(s)) => {
+                to_analysis(e.search(s.position(), s.history(), params))
             }
-            (AnyEngine::Pyrga(e), AnyState::Pyrga(r)) => {
-                to_analysis(e.search(r.position(), r.history(), params))
+            (AnyEngine::Pyrga(e), AnyState::Pyrga(s)) => {
+                to_analysis(e.search(s.position(), s.history(), params))
             }
-            (AnyEngine::Alcazar(e), AnyState::Alcazar(r)) => {
-                to_analysis(e.search(r.position(), r.history(), params))
+            (AnyEngine::Alcazar(e), AnyState::Alcazar(s)) => {
+                to_analysis(e.search(s.position(), s.history(), params))
             }
             _ => return None,
         };
@@ -152,27 +165,33 @@ impl AnyEngine {
     }
 }
 
-fn level_move<G: Searchable>(
-    record: &GameState<G>,
-    level: Level,
-    seed: u64,
-    clock: &dyn Clock,
-) -> Option<String> {
-    level_choice(record, level, &mut SmallRng::seed_from_u64(seed), clock).map(|m| m.to_string())
-}
-
-/// The move a computer opponent of `level` plays in `state`; `seed` drives the randomness of
-/// the low levels.
+/// The move a computer opponent of `level` plays in `state`, thinking with `engine` (which
+/// keeps what it learned for the seat's next move); `seed` drives the randomness of the low
+/// levels. `None` when the game has no move or `engine` is of another game.
 pub fn computer_move(
+    engine: &mut AnyEngine,
     state: &AnyState,
     level: Level,
     seed: u64,
     clock: &dyn Clock,
 ) -> Option<String> {
-    match state {
-        AnyState::Pillarz(s) => level_move(s, level, seed, clock),
-        AnyState::Pilastri(s) => level_move(s, level, seed, clock),
-        AnyState::Pyrga(s) => level_move(s, level, seed, clock),
-        AnyState::Alcazar(s) => level_move(s, level, seed, clock),
+    fn name<M: std::fmt::Display>(mv: Option<M>) -> Option<String> {
+        mv.map(|m| m.to_string())
+    }
+    let rng = &mut SmallRng::seed_from_u64(seed);
+    match (engine, state) {
+        (AnyEngine::Pillarz(e), AnyState::Pillarz(s)) => {
+            name(level_choice_with(e, s, level, rng, clock))
+        }
+        (AnyEngine::Pilastri(e), AnyState::Pilastri(s)) => {
+            name(level_choice_with(e, s, level, rng, clock))
+        }
+        (AnyEngine::Pyrga(e), AnyState::Pyrga(s)) => {
+            name(level_choice_with(e, s, level, rng, clock))
+        }
+        (AnyEngine::Alcazar(e), AnyState::Alcazar(s)) => {
+            name(level_choice_with(e, s, level, rng, clock))
+        }
+        _ => None,
     }
 }

@@ -17,6 +17,43 @@ pub enum Limit {
     MovetimeMs(u64),
 }
 
+/// Why a short limit (`100`, `5000n`, `d6`) does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{0:?} is not a search limit (expected <ms> like 100, <nodes>n like 5000n, or d<depth> like d6)"
+)]
+pub struct LimitParseError(pub String);
+
+impl Limit {
+    /// The short form matches and scripts use: `100` (ms), `5000n` (nodes), `d6` (depth).
+    pub fn parse_short(s: &str) -> Result<Limit, LimitParseError> {
+        let bad = || LimitParseError(s.to_string());
+        let positive = |n: &str| n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(bad);
+        if let Some(depth) = s.strip_prefix('d') {
+            Ok(Limit::Depth(
+                u32::try_from(positive(depth)?).map_err(|_| bad())?,
+            ))
+        } else if let Some(nodes) = s.strip_suffix('n') {
+            Ok(Limit::Nodes(positive(nodes)?))
+        } else {
+            Ok(Limit::MovetimeMs(positive(
+                s.strip_suffix("ms").unwrap_or(s),
+            )?))
+        }
+    }
+}
+
+impl std::fmt::Display for Limit {
+    /// The short form of [`Limit::parse_short`].
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Limit::Depth(d) => write!(f, "d{d}"),
+            Limit::Nodes(n) => write!(f, "{n}n"),
+            Limit::MovetimeMs(ms) => write!(f, "{ms}"),
+        }
+    }
+}
+
 /// The caps no search may exceed, checked every [`CHECK_EVERY`] nodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Caps {
@@ -69,5 +106,26 @@ pub struct FrozenClock;
 impl Clock for FrozenClock {
     fn elapsed_ms(&self) -> u64 {
         0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_limits_parse_and_print_back() {
+        for (text, limit) in [
+            ("100", Limit::MovetimeMs(100)),
+            ("5000n", Limit::Nodes(5000)),
+            ("d6", Limit::Depth(6)),
+        ] {
+            assert_eq!(Limit::parse_short(text), Ok(limit));
+            assert_eq!(limit.to_string(), text);
+        }
+        assert_eq!(Limit::parse_short("250ms"), Ok(Limit::MovetimeMs(250)));
+        for bad in ["", "0", "n", "d", "dx", "-5", "12q"] {
+            assert!(Limit::parse_short(bad).is_err(), "{bad}");
+        }
     }
 }

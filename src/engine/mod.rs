@@ -11,8 +11,10 @@ pub mod limits;
 mod move_picker;
 pub mod score;
 pub mod search;
+pub mod selfplay;
 pub mod tournament;
 mod tt;
+pub mod tuner;
 
 pub use eval::Searchable;
 pub use limits::{Caps, Clock, FrozenClock, Limit};

@@ -13,6 +13,8 @@ pub struct Ordering<M> {
     killers: Vec<[Option<M>; 2]>,
     history: Vec<i32>,
     slots: usize,
+    /// The sort's working space, kept to spare an allocation per node.
+    scratch: Vec<(std::cmp::Reverse<i64>, M, u8)>,
 }
 
 impl<M: Copy + PartialEq> Ordering<M> {
@@ -21,6 +23,7 @@ impl<M: Copy + PartialEq> Ordering<M> {
             killers: vec![[None, None]; max_ply + 1],
             history: vec![0; 2 * move_slots],
             slots: move_slots,
+            scratch: Vec::new(),
         }
     }
 
@@ -40,10 +43,13 @@ impl<M: Copy + PartialEq> Ordering<M> {
     }
 
     /// Sorts `moves` best-first for a node at `ply` of side `side` (0 or 1); `slot` maps a move
-    /// to its history slot and `class` to its stage (2 threat, 1 improving, 0 other).
+    /// to its history slot and `class` to its stage (2 threat, 1 improving, 0 other), which is
+    /// left in `classes`, one per move in the sorted order (the search prunes by it).
+    #[allow(clippy::too_many_arguments)]
     pub fn sort(
-        &self,
+        &mut self,
         moves: &mut [M],
+        classes: &mut Vec<u8>,
         ply: usize,
         side: usize,
         tt_move: Option<M>,
@@ -52,12 +58,15 @@ impl<M: Copy + PartialEq> Ordering<M> {
     ) {
         let killers = self.killers[ply];
         let base = side * self.slots;
-        moves.sort_by_cached_key(|m| {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        scratch.extend(moves.iter().map(|m| {
             let history = i64::from(self.history[base + slot(m)]);
+            let c = class(m);
             let rank = if Some(*m) == tt_move {
                 8 * STAGE
             } else {
-                match class(m) {
+                match c {
                     2 => 6 * STAGE + history,
                     1 => 4 * STAGE + history,
                     _ if Some(*m) == killers[0] => 3 * STAGE,
@@ -65,8 +74,16 @@ impl<M: Copy + PartialEq> Ordering<M> {
                     _ => history,
                 }
             };
-            std::cmp::Reverse(rank)
-        });
+            (std::cmp::Reverse(rank), *m, c)
+        }));
+        // Stable, so that equal ranks keep the generator's order (determinism).
+        scratch.sort_by_key(|e| e.0);
+        classes.clear();
+        for (slot, (_, m, c)) in moves.iter_mut().zip(scratch.iter()) {
+            *slot = *m;
+            classes.push(*c);
+        }
+        self.scratch = scratch;
     }
 
     fn nudge(&mut self, index: usize, bonus: i32) {

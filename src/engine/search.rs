@@ -6,13 +6,15 @@
 //! quiescence resolves such threats. In games where matches showed it gains
 //! ([`Searchable::SELECTIVE`]), reverse futility cuts positions already far above beta off the
 //! principal variation, late quiet moves are searched with reduced depth first (late-move
-//! reductions), and nodes without a table move one ply shallower (internal iterative
-//! reduction). A null move was tried for pillarz and lost a match (passing is often the best
+//! reductions), near the horizon late quiet moves, and quiet moves that cannot lift a hopeless
+//! evaluation to alpha, are not searched at all (late-move and futility pruning), and nodes
+//! without a table move one ply shallower (internal iterative reduction). A null move was tried for pillarz and lost a match (passing is often the best
 //! "move" there, so it proves little). A bucketed transposition table and the move history are
 //! kept by an [`Engine`] from one search to the next.
 //!
-//! Proven results stay exact: no move is skipped at a node without a proof that it loses (the
-//! moves that leave a win on the spot), pruning only ever returns heuristic bounds, and games
+//! Proven results stay exact: a node that skipped a move without a proof that it loses (the
+//! moves that leave a win on the spot are proven) never reports a proven loss, pruning only
+//! ever returns heuristic bounds, and games
 //! that forbid repetition key their table by the set of positions on the path as well, since
 //! which moves are legal there depends on it.
 
@@ -88,6 +90,14 @@ const LMR_AFTER: usize = 2;
 const LMR_DEPTH: i32 = 3;
 /// Internal iterative reduction: a node this deep without a table move searches one ply less.
 const IIR_DEPTH: i32 = 4;
+/// Late-move pruning: at this depth or less, quiet moves after the first `LMP_BASE + d²` are
+/// not searched.
+const LMP_DEPTH: i32 = 3;
+const LMP_BASE: usize = 4;
+/// Futility pruning: at this depth or less, quiet moves are not searched when the static
+/// evaluation plus this margin per ply cannot reach alpha.
+const FUTILITY_PRUNE_DEPTH: i32 = 2;
+const FUTILITY_PRUNE_MARGIN: i32 = 120;
 
 /// How many plies a late quiet move is reduced by: grows with both depth and move number.
 fn reduction(depth: i32, searched: usize) -> i32 {
@@ -127,6 +137,7 @@ impl<G: Searchable> Engine<G> {
             ordering: &mut self.ordering,
             pv: vec![Vec::new(); MAX_PLY as usize + 2],
             buffers: vec![MoveList::new(); MAX_PLY as usize + 2],
+            classes: vec![Vec::new(); MAX_PLY as usize + 2],
             quiets: vec![MoveList::new(); MAX_PLY as usize + 2],
             keys: Vec::with_capacity(history.len() + MAX_PLY as usize + 1),
             path_key: 0,
@@ -155,6 +166,8 @@ struct Searcher<'a, G: Searchable> {
     ordering: &'a mut Ordering<G::Move>,
     pv: Vec<Vec<G::Move>>,
     buffers: Vec<MoveList<G::Move>>,
+    /// Per ply, the move classes of `buffers` (see [`Searchable::move_class`]).
+    classes: Vec<Vec<u8>>,
     /// Per ply, the quiet moves tried before a cut-off (they lose history).
     quiets: Vec<MoveList<G::Move>>,
     /// Repetition keys of the game's positions and of the current search path.
@@ -345,13 +358,28 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         }
         let tt_move = entry.and_then(|e| e.best);
 
-        if G::SELECTIVE && !pv_node && !threatened && beta.abs() < PROVEN {
-            let eval = pos.evaluate();
+        // The static evaluation, where pruning may use it.
+        let eval = (G::SELECTIVE && !threatened).then(|| pos.evaluate());
+        if let Some(eval) = eval
+            && !pv_node
+            && beta.abs() < PROVEN
+        {
             // Reverse futility: far enough above beta that the remaining plies won't undo it.
             if depth <= FUTILITY_DEPTH && eval - FUTILITY_MARGIN * depth >= beta {
                 return eval;
             }
         }
+        let futile = eval.is_some_and(|e| {
+            !pv_node
+                && depth <= FUTILITY_PRUNE_DEPTH
+                && alpha.abs() < PROVEN
+                && e + FUTILITY_PRUNE_MARGIN * depth <= alpha
+        });
+        let late_limit = if G::SELECTIVE && !pv_node && !threatened && depth <= LMP_DEPTH {
+            LMP_BASE + (depth * depth) as usize
+        } else {
+            usize::MAX
+        };
         if G::SELECTIVE && depth >= IIR_DEPTH && tt_move.is_none() {
             depth -= 1;
         }
@@ -364,18 +392,31 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             return terminal(pos, ply, self.contempt);
         }
         let side = pos.turn().index();
-        self.ordering
-            .sort(&mut moves, p, side, tt_move, G::move_slot, |m| {
-                pos.move_class(m)
-            });
+        let mut classes = std::mem::take(&mut self.classes[p]);
+        self.ordering.sort(
+            &mut moves,
+            &mut classes,
+            p,
+            side,
+            tt_move,
+            G::move_slot,
+            |m| pos.move_class(m),
+        );
         self.enter(pos.repetition_key());
         let original_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_move = None;
         let mut searched = 0;
+        // Whether a move was left unsearched by pruning: then no proven loss may be claimed.
+        let mut pruned = false;
         let mut tried_quiet = std::mem::take(&mut self.quiets[p]);
         tried_quiet.clear();
-        for mv in moves.iter() {
+        for (mv, class) in moves.iter().zip(classes.iter()) {
+            let quiet = *class == 0 && !self.ordering.is_killer(p, *mv);
+            if quiet && searched > 0 && (futile || searched >= late_limit) {
+                pruned = true;
+                continue;
+            }
             let mut child = pos.clone();
             child.play_unchecked(mv);
             if self.repeats(&child) {
@@ -393,7 +434,6 @@ impl<'a, G: Searchable> Searcher<'a, G> {
                 continue;
             }
             searched += 1;
-            let quiet = pos.move_class(mv) == 0 && !self.ordering.is_killer(p, *mv);
             let new_depth = depth - 1;
             let score = if searched == 1 {
                 -self.negamax(&child, new_depth, ply + 1, -beta, -alpha)
@@ -447,6 +487,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         }
         self.leave();
         self.buffers[p] = moves;
+        self.classes[p] = classes;
         self.quiets[p] = tried_quiet;
         if self.stopped {
             return 0;
@@ -454,6 +495,10 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         if best == -INFINITY {
             // Every legal move repeats a position.
             return terminal(pos, ply, self.contempt);
+        }
+        if pruned && best < -PROVEN {
+            // Unsearched moves might hold: a heuristic "nearly lost", not a proof.
+            best = -PROVEN;
         }
         let bound = if best >= beta {
             Bound::Lower
@@ -502,10 +547,16 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         }
         let tt_move = self.tt.probe(self.table_key(pos)).and_then(|e| e.best);
         let side = pos.turn().index();
-        self.ordering
-            .sort(&mut root_moves, 0, side, tt_move, G::move_slot, |m| {
-                pos.move_class(m)
-            });
+        let mut classes = Vec::new();
+        self.ordering.sort(
+            &mut root_moves,
+            &mut classes,
+            0,
+            side,
+            tt_move,
+            G::move_slot,
+            |m| pos.move_class(m),
+        );
         let multipv = params.multipv.clamp(1, root_moves.len());
         // From the last completed iteration, best first.
         let mut ranked: Vec<RootMove<G::Move>> = root_moves

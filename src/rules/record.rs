@@ -23,6 +23,18 @@ impl<G: Game> Record<G> {
         }
     }
 
+    /// Replays `moves` from `start`; on an illegal move, its index and the reason.
+    pub fn replay(
+        start: G,
+        moves: impl IntoIterator<Item = G::Move>,
+    ) -> Result<Record<G>, (usize, IllegalMove)> {
+        let mut record = Record::new(start);
+        for (i, mv) in moves.into_iter().enumerate() {
+            record.play(mv).map_err(|e| (i, e))?;
+        }
+        Ok(record)
+    }
+
     pub fn start(&self) -> &G {
         &self.start
     }

@@ -14,7 +14,8 @@
 //! are both engines may hold at most `--engine-only-threads`, so they never starve games with
 //! a person waiting.
 
-use std::sync::Arc;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix_web::web;
@@ -25,28 +26,40 @@ use super::error::{ApiError, ErrorCode};
 use super::games;
 use super::metrics::METRICS;
 use super::state::AppState;
+use crate::api::Seat;
+use crate::engine::any::AnyEngine;
 use crate::engine::any::computer_move;
 use crate::engine::levels::Level;
-use crate::rules::AnyState;
+use crate::rules::{AnyState, GameKind};
 use crate::wall_clock::WallClock;
 
 /// How long past its think time a lease is kept before it lapses.
 pub const LEASE_MARGIN: Duration = Duration::from_secs(3);
 
-/// How an engine seat chooses its move in a state, at a level, from a seed: the engine, in
-/// service (tests may put in a player that fails on purpose).
-pub type Player = Arc<dyn Fn(&AnyState, Level, u64) -> Option<String> + Send + Sync>;
+/// How an engine seat chooses its move in a state, at a level, from a seed, thinking with the
+/// seat's engine: the engine itself, in service (tests may put in a player that fails on
+/// purpose).
+pub type Player =
+    Arc<dyn Fn(&mut AnyEngine, &AnyState, Level, u64) -> Option<String> + Send + Sync>;
 
 /// The engine as a player, thinking on the wall clock.
 pub fn engine_player() -> Player {
-    Arc::new(|state, level, seed| computer_move(state, level, seed, &WallClock::start()))
+    Arc::new(|engine, state, level, seed| {
+        computer_move(engine, state, level, seed, &WallClock::start())
+    })
 }
 
-/// This replica's thinking threads, and who thinks.
+/// How many seats' engines a replica keeps between their moves, and their tables' size.
+const KEPT_ENGINES: usize = 8;
+const ENGINE_TT_BITS: u32 = 18;
+
+/// This replica's thinking threads, who thinks, and the engines of the seats it played last
+/// (so a seat's next move starts from what its last one learned, not from an empty table).
 pub struct EngineSeats {
     threads: Arc<Semaphore>,
     engines_only: Arc<Semaphore>,
     player: Player,
+    kept: Mutex<VecDeque<((GameId, Seat), AnyEngine)>>,
 }
 
 /// The threads one search holds.
@@ -61,6 +74,29 @@ impl EngineSeats {
             threads: Arc::new(Semaphore::new(threads.max(1))),
             engines_only: Arc::new(Semaphore::new(engines_only.max(1))),
             player,
+            kept: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    fn kept(&self) -> std::sync::MutexGuard<'_, VecDeque<((GameId, Seat), AnyEngine)>> {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The engine `seat` of game `id` thought with last, or a fresh one.
+    fn take_engine(&self, id: GameId, seat: Seat, kind: GameKind) -> AnyEngine {
+        let mut kept = self.kept();
+        match kept.iter().position(|(key, _)| *key == (id, seat)) {
+            Some(i) => kept.remove(i).expect("found").1,
+            None => AnyEngine::new(kind, ENGINE_TT_BITS),
+        }
+    }
+
+    /// Keeps `engine` for `seat`'s next move, forgetting the least recently used.
+    fn keep_engine(&self, id: GameId, seat: Seat, engine: AnyEngine) {
+        let mut kept = self.kept();
+        kept.push_back(((id, seat), engine));
+        if kept.len() > KEPT_ENGINES {
+            kept.pop_front();
         }
     }
 
@@ -108,7 +144,7 @@ async fn think_and_play(
 ) -> Result<(), ApiError> {
     let (loaded, now) = games::read(state, id).await?;
     let game = &loaded.game;
-    let Some((_, level)) = game.engine_to_move() else {
+    let Some((seat, level)) = game.engine_to_move() else {
         return Ok(());
     };
     let mut level = Level::get(level).expect("stored levels are valid");
@@ -127,7 +163,16 @@ async fn think_and_play(
     let seed = u64::from_le_bytes(key.as_bytes()[..8].try_into().expect("8 bytes"))
         ^ ply.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let player = state.engine_seats.player.clone();
-    let search = tokio::task::spawn_blocking(move || player(&rules, level, seed)).await;
+    let mut engine = state.engine_seats.take_engine(id, seat, game.kind());
+    let search = tokio::task::spawn_blocking(move || {
+        let mv = player(&mut engine, &rules, level, seed);
+        (engine, mv)
+    })
+    .await
+    .map(|(engine, mv)| {
+        state.engine_seats.keep_engine(id, seat, engine);
+        mv
+    });
     // The threads are free for the next search (maybe this game's other engine seat).
     drop(permits);
     let result = match search {
@@ -179,8 +224,8 @@ async fn play(state: &web::Data<AppState>, id: GameId, ply: u64, mv: &str) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{GameKind, Variants};
-    use crate::service::domain::{GameId, SeatToken};
+    use crate::rules::Variants;
+    use crate::service::domain::SeatToken;
 
     fn game(engine_seats: [Option<u8>; 2]) -> StoredGame {
         let tokens = [SeatToken::generate(), SeatToken::generate()];

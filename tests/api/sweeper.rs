@@ -149,11 +149,11 @@ async fn a_panicking_search_is_retried_not_dropped() {
     let calls = Arc::new(AtomicUsize::new(0));
     let counted = calls.clone();
     let engine = engine_player();
-    let player: Player = Arc::new(move |state, level, seed| {
+    let player: Player = Arc::new(move |seat_engine, state, level, seed| {
         if counted.fetch_add(1, Ordering::SeqCst) == 0 {
             panic!("a bug in the engine");
         }
-        engine(state, level, seed)
+        engine(seat_engine, state, level, seed)
     });
     let app = TestApp::spawn_with_player(Settings::for_tests(), player).await;
     let created = app

@@ -17,8 +17,8 @@ use crate::rules::record::Record;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Agent {
-    /// The engine, thinking this long per move.
-    Engine { movetime_ms: u64 },
+    /// The engine, with this limit per move (a think time, a node count or a depth).
+    Engine { limit: Limit },
     /// A uniformly random legal move.
     Random,
     /// Takes an immediate win, avoids moves that allow one, otherwise random.
@@ -30,7 +30,8 @@ pub enum Agent {
 }
 
 impl Agent {
-    /// `engine:<ms>`, `level:<1-8>`, `random`, `greedy` or `uct:<ms>`.
+    /// `engine:<limit>` (`100` ms, `5000n` nodes, `d6` plies), `level:<1-8>`, `random`,
+    /// `greedy` or `uct:<ms>`.
     pub fn parse(s: &str) -> Result<Agent, String> {
         let (name, arg) = s.split_once(':').unwrap_or((s, ""));
         let ms = || {
@@ -40,7 +41,9 @@ impl Agent {
                 .ok_or_else(|| format!("{name} needs a think time in ms, like {name}:100"))
         };
         match name {
-            "engine" => Ok(Agent::Engine { movetime_ms: ms()? }),
+            "engine" => Limit::parse_short(arg)
+                .map(|limit| Agent::Engine { limit })
+                .map_err(|e| e.to_string()),
             "uct" => Ok(Agent::Uct { movetime_ms: ms()? }),
             "level" => arg
                 .parse::<u8>()
@@ -51,14 +54,14 @@ impl Agent {
             "random" if arg.is_empty() => Ok(Agent::Random),
             "greedy" if arg.is_empty() => Ok(Agent::Greedy),
             _ => Err(format!(
-                "unknown player {s:?} (expected engine:<ms>, level:<n>, uct:<ms>, greedy or random)"
+                "unknown player {s:?} (expected engine:<limit>, level:<n>, uct:<ms>, greedy or random)"
             )),
         }
     }
 
     pub fn name(&self) -> String {
         match self {
-            Agent::Engine { movetime_ms } => format!("engine:{movetime_ms}"),
+            Agent::Engine { limit } => format!("engine:{limit}"),
             Agent::Random => "random".into(),
             Agent::Greedy => "greedy".into(),
             Agent::Uct { movetime_ms } => format!("uct:{movetime_ms}"),
@@ -87,9 +90,7 @@ impl Agent {
             Agent::Level(level) => {
                 crate::engine::any::level_choice(record.state(), level, rng, clock)
             }
-            Agent::Engine { movetime_ms } => {
-                EnginePlayer::new(movetime_ms).think(record, &moves, clock)
-            }
+            Agent::Engine { limit } => EnginePlayer::new(limit).think(record, &moves, clock),
         }
     }
 }
@@ -109,14 +110,14 @@ impl<G: Searchable> Contender<G> for Agent {
 /// from move to move, as a computer seat's does.
 pub struct EnginePlayer<G: Searchable> {
     engine: Engine<G>,
-    movetime_ms: u64,
+    limit: Limit,
 }
 
 impl<G: Searchable> EnginePlayer<G> {
-    pub fn new(movetime_ms: u64) -> EnginePlayer<G> {
+    pub fn new(limit: Limit) -> EnginePlayer<G> {
         EnginePlayer {
             engine: Engine::new(20),
-            movetime_ms,
+            limit,
         }
     }
 
@@ -136,7 +137,7 @@ impl<G: Searchable> EnginePlayer<G> {
                 record.position(),
                 record.history(),
                 &Params {
-                    limit: Limit::MovetimeMs(self.movetime_ms),
+                    limit: self.limit,
                     caps: Caps::NONE,
                     multipv: 1,
                     clock,

@@ -2,6 +2,7 @@
 //! for the history table. One file per game, each hand-tuned.
 
 mod alcazar;
+pub mod linear;
 mod pilastri;
 mod pillarz;
 mod pyrga;
@@ -29,7 +30,9 @@ pub trait Searchable: Game {
     }
 
     /// Whether the side *not* to move could win on the spot if it were its turn: the side to
-    /// move must stop that threat. Exact when `true`; games without a cheap test say `false`.
+    /// move must stop that threat. The search extends and resolves such nodes, checking every
+    /// reply with the exact [`Searchable::winning_move`], so a false alarm costs only time; a
+    /// missed threat is found one ply later. Games without a cheap test say `false`.
     fn threatened(&self) -> bool {
         false
     }

@@ -2,6 +2,7 @@
 //! reachable landing stacks are what create them).
 
 use super::Searchable;
+use super::linear::{FeatureSink, Linear};
 use crate::rules::Game;
 use crate::rules::pilastri::{Move, Position};
 
@@ -13,10 +14,18 @@ impl Searchable for Position {
     }
 
     fn evaluate(&self) -> i32 {
+        self.linear_eval()
+    }
+}
+
+impl Linear for Position {
+    const FEATURES: &'static [&'static str] = &["move", "stack controlled"];
+    const WEIGHTS: &'static [i32] = &include!("weights/pilastri.rs");
+
+    fn features(&self, sink: &mut impl FeatureSink) {
         let me = self.turn();
         let them = me.other();
-        let mobility = self.mobility(me) as i32 - self.mobility(them) as i32;
-        let control = self.controlled(me) as i32 - self.controlled(them) as i32;
-        12 * mobility + 4 * control
+        sink.add(0, self.mobility(me) as i32 - self.mobility(them) as i32);
+        sink.add(1, self.controlled(me) as i32 - self.controlled(them) as i32);
     }
 }

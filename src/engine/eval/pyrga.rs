@@ -1,9 +1,80 @@
-//! Pyrga: completed towers decide the game, and the tie-break counts (own two-piece and
-//! one-piece stacks) decide the rest.
+//! Pyrga: completed towers decide the game and the tie-break counts (own two-piece and
+//! one-piece stacks) the rest; a two-piece stack of one's own is a tower one will control when
+//! it is completed, a tower one piece short can be completed by whoever holds its missing shape,
+//! and pieces in hand and the room the side to move has left say who can keep playing. A linear
+//! evaluation ([`Linear`]): the weights come from the tuner.
 
 use super::Searchable;
+use super::linear::{FeatureSink, Linear};
 use crate::rules::Game;
-use crate::rules::pyrga::{Move, Piece, Position};
+use crate::rules::pyrga::{Move, Piece, Position, Shape, Space};
+
+const TIEBREAK: usize = 0;
+const IN_HAND: usize = 3;
+const COMPLETABLE: usize = 6;
+const TWO_TOWERS: usize = 8;
+const MOBILITY: usize = 9;
+const TEMPO: usize = 10;
+
+impl Linear for Position {
+    const FEATURES: &'static [&'static str] = &[
+        "completed tower controlled",
+        "two-piece stack all one's own",
+        "one-piece stack one's own",
+        "square in hand",
+        "triangle in hand",
+        "cylinder in hand",
+        "tower one piece short that the side to move can complete",
+        "tower one piece short that the opponent can complete",
+        "two completed towers controlled",
+        "legal move of the side to move",
+        "side to move",
+    ];
+    const WEIGHTS: &'static [i32] = &include!("weights/pyrga.rs");
+
+    fn features(&self, sink: &mut impl FeatureSink) {
+        let me = self.turn();
+        let them = me.other();
+        let counts = self.tiebreak_counts();
+        for (i, (mine, theirs)) in counts[me.index()]
+            .iter()
+            .zip(counts[them.index()])
+            .enumerate()
+        {
+            sink.add(TIEBREAK + i, *mine as i32 - theirs as i32);
+        }
+        for (i, shape) in Shape::ALL.into_iter().enumerate() {
+            sink.add(
+                IN_HAND + i,
+                self.in_hand(me, shape) as i32 - self.in_hand(them, shape) as i32,
+            );
+        }
+        // Towers one piece short, by who holds the missing shape.
+        let mut short = [0; 2];
+        for index in 0..16u8 {
+            let space = Space::from_coords(index % 4, index / 4).expect("on the board");
+            let mut missing = Shape::ALL
+                .into_iter()
+                .filter(|&s| self.owner(space, s).is_none());
+            if let (Some(shape), None) = (missing.next(), missing.next()) {
+                for (k, p) in [me, them].into_iter().enumerate() {
+                    if self.in_hand(p, shape) > 0 {
+                        short[k] += 1;
+                    }
+                }
+            }
+        }
+        sink.add(COMPLETABLE, short[0]);
+        sink.add(COMPLETABLE + 1, -short[1]);
+        let towers = self.towers();
+        sink.add(
+            TWO_TOWERS,
+            i32::from(towers[me.index()] >= 2) - i32::from(towers[them.index()] >= 2),
+        );
+        sink.add(MOBILITY, self.count_legal() as i32);
+        sink.add(TEMPO, 1);
+    }
+}
 
 impl Searchable for Position {
     const MOVE_SLOTS: usize = 16 * 6;
@@ -18,9 +89,6 @@ impl Searchable for Position {
     }
 
     fn evaluate(&self) -> i32 {
-        let me = self.turn().index();
-        let counts = self.tiebreak_counts();
-        let diff = |i: usize| counts[me][i] as i32 - counts[1 - me][i] as i32;
-        1000 * diff(0) + 400 * diff(1) + 40 * diff(2)
+        self.linear_eval()
     }
 }

@@ -15,4 +15,4 @@ mod position;
 pub use lattice::{Point, Slot, Square};
 pub use moves::{Move, MoveParseError};
 pub use notation::PositionError;
-pub use position::Position;
+pub use position::{FORTRESS, Position};

@@ -107,6 +107,63 @@ impl Position {
         None
     }
 
+    /// Moves `player`'s knight needs to reach `target` if every wall in the way is first swung
+    /// aside (one more move per wall passed), the other knight ignored; `None` past `limit`
+    /// (an evaluation feature).
+    pub fn distance_through_walls(&self, player: Player, target: u8, limit: u32) -> Option<u32> {
+        // Buckets by cost: an open side costs 1, a walled one 2.
+        let mut buckets = [0u16; 34];
+        let limit = limit.min(31) as usize;
+        buckets[0] = 1 << self.knights[player.index()];
+        let mut settled = 0u16;
+        for d in 0..=limit {
+            let frontier = buckets[d] & !settled;
+            if frontier & (1 << target) != 0 {
+                return Some(d as u32);
+            }
+            settled |= frontier;
+            for sq in ones(u64::from(frontier)) {
+                for (wall, beyond) in TABLES.steps[sq as usize] {
+                    if let Some(to) = beyond {
+                        let cost = if self.walls & (1 << wall) == 0 { 1 } else { 2 };
+                        buckets[d + cost] |= 1 << to;
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The squares `player`'s knight could reach in at most `steps` steps through the walls as
+    /// they stand (the other knight ignored).
+    pub fn reach(&self, player: Player, steps: u32) -> u16 {
+        let mut seen = 1u16 << self.knights[player.index()];
+        let mut frontier = seen;
+        for _ in 0..steps {
+            let mut next = 0u16;
+            for sq in ones(u64::from(frontier)) {
+                for (wall, beyond) in TABLES.steps[sq as usize] {
+                    if let Some(to) = beyond
+                        && self.walls & (1 << wall) == 0
+                    {
+                        next |= 1 << to;
+                    }
+                }
+            }
+            frontier = next & !seen;
+            seen |= next;
+        }
+        seen
+    }
+
+    /// How many sides of `player`'s own fortress have no wall (the ways in for the other knight).
+    pub fn fortress_entries(&self, player: Player) -> u32 {
+        TABLES.steps[usize::from(FORTRESS[player.index()])]
+            .iter()
+            .filter(|&&(wall, beyond)| beyond.is_some() && self.walls & (1 << wall) == 0)
+            .count() as u32
+    }
+
     /// How many of the four sides of `player`'s knight are open (no wall, edge or knight).
     pub fn open_sides(&self, player: Player) -> u32 {
         let other = self.knights[player.other().index()];
@@ -116,6 +173,57 @@ impl Position {
                 beyond.is_some_and(|sq| self.walls & (1 << wall) == 0 && sq != other)
             })
             .count() as u32
+    }
+
+    /// A move that wins on the spot for the side to move, if any: a step into the other's
+    /// fortress, or a step or wall swing that walls the other knight in. Cheap unless the other
+    /// knight has a single open side (only then can one move close it).
+    pub fn winning_move(&self) -> Option<Move> {
+        if self.in_fortress().is_some() || self.trapped(self.side) {
+            return None;
+        }
+        let me = self.knights[self.side.index()];
+        let them = self.knights[self.side.other().index()];
+        let fortress = FORTRESS[self.side.other().index()];
+        for (wall, beyond) in TABLES.steps[me as usize] {
+            if let Some(to) = beyond
+                && self.walls & (1 << wall) == 0
+                && to != them
+                && (to == fortress || trapped(self.walls, them, to))
+            {
+                return Some(Move::Step(Square::from_index_unchecked(to)));
+            }
+        }
+        // A wall swung into the other knight's last open side (one not blocked by this knight).
+        let mut open = TABLES.steps[them as usize]
+            .iter()
+            .filter(|&&(wall, beyond)| {
+                beyond.is_some_and(|sq| sq != me && self.walls & (1 << wall) == 0)
+            });
+        let (&(slot, _), None) = (open.next()?, open.next()) else {
+            return None;
+        };
+        let knights = self.knights_mask();
+        for from in ones(self.walls & !self.frozen) {
+            let rest = self.walls & !(1 << from);
+            for swing in &TABLES.swings[from as usize] {
+                if swing.to.index() != usize::from(slot) {
+                    continue;
+                }
+                let walls = rest | swing.to.bit();
+                let clear = swing
+                    .paths
+                    .iter()
+                    .any(|p| p.swept & knights == 0 && p.passed & rest == 0);
+                if clear && !trapped(walls, me, them) && trapped(walls, them, me) {
+                    return Some(Move::Swing {
+                        from: Slot::from_index_unchecked(from),
+                        to: swing.to,
+                    });
+                }
+            }
+        }
+        None
     }
 
     /// The player whose knight stands in the other's fortress, if any.

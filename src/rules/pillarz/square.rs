@@ -48,6 +48,12 @@ impl Square {
         self.0 / 5
     }
 
+    /// The up to eight squares around this one, as a bit set.
+    #[inline]
+    pub const fn neighbours(self) -> u32 {
+        NEIGHBOURS[self.0 as usize]
+    }
+
     /// The squares of a bit set, in index order.
     pub fn all_in(set: u32) -> impl Iterator<Item = Square> {
         crate::rules::bits::ones(u64::from(set)).map(Square::from_index_unchecked)

@@ -46,12 +46,23 @@ impl Stream for Deadline {
     }
 }
 
-/// Middleware: the body must arrive within `timeout` of the request's start.
+/// Middleware: the body must arrive within `timeout` of the request's start. A request that
+/// declares no body (no `Content-Length` above 0, no `Transfer-Encoding`) has nothing to wait
+/// for and goes through as it is.
 pub async fn middleware(
     mut req: ServiceRequest,
     next: Next<impl MessageBody>,
     timeout: Duration,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    use actix_web::http::header;
+    let headers = req.headers();
+    let has_body = headers.contains_key(header::TRANSFER_ENCODING)
+        || headers
+            .get(header::CONTENT_LENGTH)
+            .is_some_and(|v| v.as_bytes() != b"0");
+    if !has_body {
+        return next.call(req).await;
+    }
     let inner = req.take_payload();
     let deadline = Deadline {
         inner,

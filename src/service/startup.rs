@@ -8,6 +8,7 @@ use actix_web::{App, HttpServer, web};
 
 use futures_util::future::BoxFuture;
 
+use super::cache::GameCache;
 use super::configuration::{Settings, StoreSettings};
 use super::routes;
 use super::state::AppState;
@@ -36,6 +37,7 @@ impl Application {
         player: engine_seats::Player,
     ) -> anyhow::Result<Application> {
         let clock = StoreClock::with_skew(settings.clock_skew_ms);
+        let cache = std::sync::Arc::new(GameCache::new(settings.cache_bytes));
         let mut background: Vec<BoxFuture<'static, ()>> = Vec::new();
         let store = match &settings.store {
             StoreSettings::Memory => {
@@ -58,7 +60,10 @@ impl Application {
                     clock,
                     index_lifetime(settings.idle_ttl, settings.finished_ttl),
                 )?;
-                background.push(Box::pin(store.listener()));
+                let cached = cache.clone();
+                background.push(Box::pin(
+                    store.listener(move |id, version| cached.saw(id, version)),
+                ));
                 Store::Redis(Box::new(store))
             }
         };
@@ -67,7 +72,7 @@ impl Application {
         let workers = settings.workers;
         let body_limit = settings.body_limit;
         let request_timeout = settings.request_timeout;
-        let state = web::Data::new(AppState::new(store, settings, player));
+        let state = web::Data::new(AppState::new(store, cache, settings, player));
         background.push(Box::pin(sweeper::run(state.clone())));
         let shutdown = state.shutdown.clone();
         let mut server = HttpServer::new(move || {

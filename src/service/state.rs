@@ -12,7 +12,7 @@ use super::store::Store;
 pub struct AppState {
     pub store: Store,
     pub settings: Settings,
-    pub cache: GameCache,
+    pub cache: std::sync::Arc<GameCache>,
     pub analysis: AnalysisPool,
     pub engine_seats: EngineSeats,
     /// The event streams this replica may still open (`--max-event-streams`).
@@ -24,10 +24,15 @@ pub struct AppState {
 }
 
 impl AppState {
-    pub fn new(store: Store, settings: Settings, player: Player) -> AppState {
+    pub fn new(
+        store: Store,
+        cache: std::sync::Arc<GameCache>,
+        settings: Settings,
+        player: Player,
+    ) -> AppState {
         AppState {
             store,
-            cache: GameCache::new(settings.cache_bytes),
+            cache,
             analysis: AnalysisPool::new(settings.analysis.workers, settings.analysis.queue),
             engine_seats: EngineSeats::new(
                 settings.engine_threads,

@@ -163,6 +163,43 @@ pub struct StoredGame {
     rules: AnyState,
 }
 
+/// A borrowed [`GameView`]: the same fields, in the same order, serialized the same way.
+#[derive(Serialize)]
+struct ViewRef<'a> {
+    id: Display<'a, GameId>,
+    game: &'a str,
+    variants: &'a [String],
+    start_position: &'a str,
+    position: &'a str,
+    turn: Seat,
+    ply: u64,
+    version: u64,
+    status: Status,
+    result: Option<GameResult>,
+    termination: Option<TerminationKind>,
+    moves: MovesRef<'a>,
+    clock: Option<ClockView>,
+    engine_seats: BTreeMap<Seat, u8>,
+}
+
+/// Serializes as a string through `Display`.
+struct Display<'a, T>(&'a T);
+
+impl<T: std::fmt::Display> Serialize for Display<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self.0)
+    }
+}
+
+/// The stored move list (each move followed by a space) as a JSON array of strings.
+struct MovesRef<'a>(&'a str);
+
+impl Serialize for MovesRef<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.split_terminator(' '))
+    }
+}
+
 fn corrupt(id: GameId, why: impl std::fmt::Display) -> ApiError {
     tracing::error!(game = %id, %why, "stored game cannot be read");
     ApiError::new(ErrorCode::Internal, "the stored game could not be read")
@@ -700,6 +737,34 @@ impl StoredGame {
         self.live.end.map(|e| e.termination)
     }
 
+    /// [`StoredGame::view`] as JSON, written straight from the game (no intermediate view to
+    /// allocate: this is every read's and every move's answer). The same bytes as serializing
+    /// the view, which a test holds it to.
+    pub fn view_json(&self, now: u64) -> String {
+        let view = ViewRef {
+            id: Display(&self.id),
+            game: &self.header.game,
+            variants: &self.header.variants,
+            start_position: &self.header.start,
+            position: &self.live.position,
+            turn: seat_of(self.rules.turn()),
+            ply: self.ply(),
+            version: self.version,
+            status: self.status(),
+            result: self.result(),
+            termination: self.termination(),
+            moves: MovesRef(&self.moves),
+            clock: self.clock_view(now),
+            engine_seats: Player::BOTH
+                .into_iter()
+                .filter_map(|p| {
+                    self.header.engine_seats[p.index()].map(|level| (seat_of(p), level))
+                })
+                .collect(),
+        };
+        serde_json::to_string(&view).expect("a view serializes")
+    }
+
     pub fn view(&self, now: u64) -> GameView {
         GameView {
             id: self.id.to_string(),
@@ -721,6 +786,49 @@ impl StoredGame {
                     self.header.engine_seats[p.index()].map(|level| (seat_of(p), level))
                 })
                 .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Variants;
+
+    fn game(kind: GameKind, timed: bool) -> StoredGame {
+        let tokens = [SeatToken::generate(), SeatToken::generate()];
+        let time_control = timed.then_some(ValidTimeControl {
+            initial_ms: 60_000,
+            increment_ms: 500,
+        });
+        let state = AnyState::new(kind, Variants::NONE, None).unwrap();
+        StoredGame::create(GameId::new_random(), state, time_control, [None, Some(3)], &tokens, 1_000)
+    }
+
+    #[test]
+    fn the_view_json_is_the_serialized_view() {
+        for kind in GameKind::ALL {
+            for timed in [false, true] {
+                let mut game = game(kind, timed);
+                for ply in 0..12 {
+                    let now = 1_000 + 700 * ply;
+                    assert_eq!(
+                        game.view_json(now + 50),
+                        serde_json::to_string(&game.view(now + 50)).unwrap(),
+                        "{kind} at ply {ply}"
+                    );
+                    let Some(mv) = game.rules().legal_moves().into_iter().next() else {
+                        break;
+                    };
+                    let seat = seat_of(game.rules().turn());
+                    game.play(seat, &mv, now, 2000).unwrap();
+                }
+                game.resign(Seat::P1, 99_999).unwrap();
+                assert_eq!(
+                    game.view_json(100_000),
+                    serde_json::to_string(&game.view(100_000)).unwrap()
+                );
+            }
         }
     }
 }

@@ -18,7 +18,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use tokio::sync::watch;
 
 use super::game_id;
-use crate::api::{GameEvent, GameView, Problem};
+use crate::api::{GameEvent, Problem};
 use crate::service::domain::{GameId, StoredGame};
 use crate::service::error::{ApiError, ErrorCode};
 use crate::service::games;
@@ -49,14 +49,15 @@ struct Watch {
     heartbeat: tokio::time::Interval,
 }
 
-fn game_frame(format: Format, view: &GameView) -> Bytes {
-    let json = serde_json::to_string(view).expect("a view serializes");
+/// The whole game at `now`, as a `game` event.
+fn game_frame(format: Format, game: &StoredGame, now: u64) -> Bytes {
+    let json = game.view_json(now);
+    let version = game.version();
     Bytes::from(match format {
-        Format::Sse => format!("id: {}\nevent: game\ndata: {json}\n\n", view.version),
-        Format::Ndjson => format!(
-            "{{\"event\":\"game\",\"version\":{},\"game\":{json}}}\n",
-            view.version
-        ),
+        Format::Sse => format!("id: {version}\nevent: game\ndata: {json}\n\n"),
+        Format::Ndjson => {
+            format!("{{\"event\":\"game\",\"version\":{version},\"game\":{json}}}\n")
+        }
     })
 }
 
@@ -124,7 +125,7 @@ impl Watch {
         if let Ok((loaded, now)) = games::read(&self.state, self.id).await {
             self.game = loaded.game.clone();
             self.queue
-                .push_back(game_frame(self.format, &self.game.view(now)));
+                .push_back(game_frame(self.format, &self.game, now));
         }
     }
 
@@ -241,7 +242,7 @@ pub async fn events(
     let mut queue = VecDeque::new();
     let game = match last {
         None => {
-            queue.push_back(game_frame(format, &current.view(now)));
+            queue.push_back(game_frame(format, current, now));
             current.clone()
         }
         Some(after) if after > current.version() => {
@@ -270,13 +271,13 @@ pub async fn events(
                 Some(game) => {
                     let game = game?;
                     if after == 0 {
-                        queue.push_back(game_frame(format, &game.view(game.changed_at())));
+                        queue.push_back(game_frame(format, &game, game.changed_at()));
                     }
                     game
                 }
                 None => {
                     // The log no longer reaches back that far: start from the present.
-                    queue.push_back(game_frame(format, &current.view(now)));
+                    queue.push_back(game_frame(format, current, now));
                     current.clone()
                 }
             }

@@ -102,6 +102,6 @@ pub async fn get(
     if let Some(unchanged) = not_modified(&req, game.version()) {
         return Ok(unchanged);
     }
-    let body = serde_json::to_string(&game.view(now)).expect("a view serializes");
+    let body = game.view_json(now);
     Ok(json_with_etag(StatusCode::OK, game.version(), body))
 }

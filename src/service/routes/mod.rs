@@ -170,7 +170,7 @@ fn not_modified(req: &HttpRequest, version: u64) -> Option<HttpResponse> {
 /// change's time, so a replayed answer is the first answer byte for byte), with its `ETag`.
 fn written_answer(written: &crate::service::games::Written) -> HttpResponse {
     let game = written.game();
-    let body = serde_json::to_string(&game.view(game.changed_at())).expect("a view serializes");
+    let body = game.view_json(game.changed_at());
     json_with_etag(actix_web::http::StatusCode::OK, game.version(), body)
 }
 

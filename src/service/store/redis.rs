@@ -73,7 +73,7 @@ redis.call('PEXPIRE', KEYS[2], ARGV[7])
 if ARGV[8] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[8], ARGV[9])
 end
-if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('PEXPIRE', KEYS[3], ARGV[7]) end
+redis.call('PEXPIRE', KEYS[3], ARGV[7])
 redis.call('PUBLISH', ARGV[12], ARGV[13] .. ' ' .. ARGV[2])
 return {1, now}
 ";
@@ -345,13 +345,14 @@ impl RedisStore {
         self.shard_index(id.get(..2).unwrap_or("00"))
     }
 
-    /// Follows the change announcements of every replica and wakes this replica's watchers;
-    /// reconnects by itself while Redis is away. Runs until the task is dropped.
-    pub async fn listen(
+    /// Follows the change announcements of every replica, wakes this replica's watchers and
+    /// tells `saw`; reconnects by itself while Redis is away. Runs until the task is dropped.
+    async fn listen(
         client: redis::Client,
         channel: String,
         changes: std::sync::Arc<Changes>,
         secrets: Vec<String>,
+        saw: impl Fn(&str, u64),
     ) {
         use futures_util::StreamExt;
         loop {
@@ -367,6 +368,7 @@ impl RedisStore {
                                 && let Ok(version) = v.parse()
                             {
                                 changes.notify(id, version);
+                                saw(id, version);
                             }
                         }
                     }
@@ -380,13 +382,18 @@ impl RedisStore {
         }
     }
 
-    /// The change listener's task, to be spawned by the app.
-    pub fn listener(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+    /// The change listener's task, to be spawned by the app; `saw(id, version)` hears of every
+    /// change, wherever it was made.
+    pub fn listener(
+        &self,
+        saw: impl Fn(&str, u64) + Send + 'static,
+    ) -> impl std::future::Future<Output = ()> + Send + 'static {
         RedisStore::listen(
             self.pubsub.clone(),
             self.channel(),
             self.changes.clone(),
             self.secrets.clone(),
+            saw,
         )
     }
 

@@ -802,7 +802,14 @@ mod tests {
             increment_ms: 500,
         });
         let state = AnyState::new(kind, Variants::NONE, None).unwrap();
-        StoredGame::create(GameId::new_random(), state, time_control, [None, Some(3)], &tokens, 1_000)
+        StoredGame::create(
+            GameId::new_random(),
+            state,
+            time_control,
+            [None, Some(3)],
+            &tokens,
+            1_000,
+        )
     }
 
     #[test]

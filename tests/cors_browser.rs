@@ -79,8 +79,7 @@ async fn serve_page(listener: std::net::TcpListener, html: String) {
 async fn dom_of(url: String) -> String {
     static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let profile =
-        std::env::temp_dir().join(format!("pillarz-cors-{}-{run}", std::process::id()));
+    let profile = std::env::temp_dir().join(format!("pillarz-cors-{}-{run}", std::process::id()));
     tokio::task::spawn_blocking(move || {
         let out = Command::new("chromium")
             .args([
@@ -145,7 +144,10 @@ async fn a_page_on_an_allowed_origin_plays_and_a_page_on_another_is_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn any_origin_is_the_default() {
     let page_listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let page_url = format!("http://127.0.0.1:{}/", page_listener.local_addr().unwrap().port());
+    let page_url = format!(
+        "http://127.0.0.1:{}/",
+        page_listener.local_addr().unwrap().port()
+    );
     let app = Application::build(Settings::for_tests()).unwrap();
     let api = format!("http://127.0.0.1:{}", app.port());
     tokio::spawn(app.run_until_stopped());

@@ -38,9 +38,14 @@ pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
         .service(resource("/v1/games/{id}/resign", "POST").route(web::post().to(resign::resign)))
         .service(resource("/v1/games/{id}/clock", "GET").route(web::get().to(clock::clock)))
         .service(resource("/v1/games/{id}/events", "GET").route(web::get().to(events::events)))
-        .service(resource("/v1/games/{id}/board.svg", "GET").route(web::get().to(boards::game_board)))
+        .service(
+            resource("/v1/games/{id}/board.svg", "GET").route(web::get().to(boards::game_board)),
+        )
         .service(resource("/v1/board.svg", "GET").route(web::get().to(boards::position_board)))
-        .service(resource("/v1/games/{id}/analysis", "POST").route(web::post().to(analysis::analyse_game)))
+        .service(
+            resource("/v1/games/{id}/analysis", "POST")
+                .route(web::post().to(analysis::analyse_game)),
+        )
         .service(resource("/v1/analysis", "POST").route(web::post().to(analysis::analyse_position)))
         .service(resource("/healthz/live", "GET").route(web::get().to(health::live)))
         .service(resource("/healthz/ready", "GET").route(web::get().to(health::ready)))
@@ -68,7 +73,9 @@ fn resource(
     >,
 > {
     web::resource(path)
-        .default_service(web::to(move |req: HttpRequest| method_not_allowed(req, allow)))
+        .default_service(web::to(move |req: HttpRequest| {
+            method_not_allowed(req, allow)
+        }))
         .wrap_fn(move |req, service| {
             use actix_web::HttpMessage;
             req.extensions_mut()
@@ -87,7 +94,11 @@ async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
 async fn method_not_allowed(req: HttpRequest, allow: &'static str) -> HttpResponse {
     let mut res = actix_web::ResponseError::error_response(&ApiError::new(
         ErrorCode::MethodNotAllowed,
-        format!("{} is not allowed on {}; use {allow}", req.method(), req.path()),
+        format!(
+            "{} is not allowed on {}; use {allow}",
+            req.method(),
+            req.path()
+        ),
     ));
     res.headers_mut()
         .insert(header::ALLOW, HeaderValue::from_static(allow));

@@ -33,7 +33,7 @@ until redis-cli -p "$redis_port" ping >/dev/null 2>&1; do sleep 0.1; done
 
 replicas=()
 for port in "$a_port" "$b_port"; do
-  PILLARZ_LISTEN=127.0.0.1:$port PILLARZ_REDIS_URL=redis://127.0.0.1:$redis_port \
+  PILLARZ_LISTEN=127.0.0.1:$port PILLARZ_REDIS_URL=redis://127.0.0.1:$redis_port PILLARZ_ANON_QUOTAS=off \
     RUST_LOG=warn "$bin" serve >"$work/pillarz-$port.log" 2>&1 & pids+=($!)
   replicas+=($!)
 done

@@ -23,11 +23,11 @@ trap cleanup EXIT
 redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" \
   >"$work/redis.log" 2>&1 & pids+=($!)
 until redis-cli -p "$redis_port" ping >/dev/null 2>&1; do sleep 0.1; done
-PILLARZ_LISTEN=127.0.0.1:$cached PILLARZ_REDIS_URL=redis://127.0.0.1:$redis_port \
+PILLARZ_LISTEN=127.0.0.1:$cached PILLARZ_REDIS_URL=redis://127.0.0.1:$redis_port PILLARZ_ANON_QUOTAS=off \
   RUST_LOG=warn "$bin" serve >"$work/cached.log" 2>&1 & pids+=($!)
 extra=()
 if "$bin" serve --help | grep -q -- --cache-mb; then extra=(--cache-mb 0); fi
-PILLARZ_LISTEN=127.0.0.1:$uncached PILLARZ_REDIS_URL=redis://127.0.0.1:$redis_port \
+PILLARZ_LISTEN=127.0.0.1:$uncached PILLARZ_REDIS_URL=redis://127.0.0.1:$redis_port PILLARZ_ANON_QUOTAS=off \
   RUST_LOG=warn "$bin" serve "${extra[@]}" >"$work/uncached.log" 2>&1 & pids+=($!)
 for port in "$cached" "$uncached"; do
   until curl -fs "http://127.0.0.1:$port/healthz/ready" >/dev/null; do sleep 0.1; done

@@ -16,6 +16,7 @@ mod engine_cmd;
 mod engine_protocol;
 mod external_engine;
 mod game_cmds;
+mod keys;
 mod loadgen;
 mod match_cmd;
 mod openapi;
@@ -89,6 +90,8 @@ enum Command {
     Loadgen(loadgen::Args),
     /// Measure bytes in Redis per game and request latency on short and long games.
     BenchStorage(bench_storage::Args),
+    /// Make and revoke integrators' API keys (in Redis).
+    Keys(keys::Args),
 }
 
 /// An error that already knows its exit code.
@@ -152,5 +155,6 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Loadgen(args) => loadgen::run_cmd(args),
         Command::BenchMovegen(args) => bench_movegen::run(args),
         Command::BenchStorage(args) => bench_storage::run_cmd(args),
+        Command::Keys(args) => keys::run(args),
     }
 }

@@ -83,6 +83,15 @@ pub struct ServeArgs {
     /// is safe), or a comma-separated list such as `https://app.example,http://localhost:3000`.
     #[arg(long, env = "PILLARZ_CORS_ORIGINS", default_value = "*")]
     pub cors_origins: String,
+    /// Quotas of callers without an API key, counted per address (IPv6: per /64) across
+    /// all replicas: `create=<n>/<s|min|h>,write=…,read=…,analysis=<ms>/…,streams=<n>`
+    /// (classes not named keep their default), or `off` (no quotas at all, keys included).
+    #[arg(
+        long,
+        env = "PILLARZ_ANON_QUOTAS",
+        default_value = "create=60/min,write=20/s,read=100/s,analysis=60000/min,streams=16"
+    )]
+    pub anon_quotas: String,
 }
 
 /// The analysis pool's size and the caps every analysis runs under.
@@ -148,6 +157,8 @@ pub struct Settings {
     pub clock_skew_ms: i64,
     /// Origins allowed to call the API from a browser.
     pub cors_origins: crate::service::cors::AllowedOrigins,
+    /// Anonymous callers' quotas; `None`: no quotas.
+    pub anon_quotas: Option<crate::service::quota::Quotas>,
 }
 
 fn cores() -> usize {
@@ -216,6 +227,16 @@ impl Settings {
             return Err("the --analysis-max-* caps must be at least 1".into());
         }
         let cors_origins = crate::service::cors::AllowedOrigins::parse(&args.cors_origins)?;
+        let anon_quotas = match args.anon_quotas.trim() {
+            "off" => None,
+            spec => Some(
+                crate::service::quota::Quotas::parse(
+                    spec,
+                    crate::service::quota::Quotas::ANONYMOUS,
+                )
+                .map_err(|e| format!("--anon-quotas: {e}"))?,
+            ),
+        };
         let engine_threads = if args.engine_threads == 0 {
             cores()
         } else {
@@ -258,6 +279,7 @@ impl Settings {
             cache_bytes: args.cache_mb * 1024 * 1024,
             clock_skew_ms: 0,
             cors_origins,
+            anon_quotas,
         })
     }
 
@@ -291,6 +313,7 @@ impl Settings {
             cache_bytes: 16 * 1024 * 1024,
             clock_skew_ms: 0,
             cors_origins: crate::service::cors::AllowedOrigins::Any,
+            anon_quotas: None,
         }
     }
 }

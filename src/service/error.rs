@@ -18,6 +18,7 @@ pub enum ErrorCode {
     BadPosition,
     EventIdAhead,
     Unauthenticated,
+    BadApiKey,
     WrongSeat,
     GameNotFound,
     NotFound,
@@ -30,6 +31,7 @@ pub enum ErrorCode {
     UnsupportedMediaType,
     IllegalMove,
     IdempotencyKeyReused,
+    RateLimited,
     Busy,
     StoreUnavailable,
     StoreFull,
@@ -38,7 +40,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// The one table from code to name, status and title.
-    const TABLE: [(ErrorCode, &'static str, u16, &'static str); 21] = [
+    const TABLE: [(ErrorCode, &'static str, u16, &'static str); 23] = [
         (ErrorCode::BadRequest, "bad_request", 400, "Bad request"),
         (
             ErrorCode::BadNotation,
@@ -58,6 +60,12 @@ impl ErrorCode {
             "unauthenticated",
             401,
             "Unauthenticated",
+        ),
+        (
+            ErrorCode::BadApiKey,
+            "bad_api_key",
+            401,
+            "Unknown or malformed API key",
         ),
         (
             ErrorCode::WrongSeat,
@@ -116,6 +124,7 @@ impl ErrorCode {
             422,
             "Idempotency-Key reused with a different request",
         ),
+        (ErrorCode::RateLimited, "rate_limited", 429, "Over quota"),
         (ErrorCode::Busy, "busy", 503, "Busy"),
         (
             ErrorCode::StoreUnavailable,

@@ -23,6 +23,7 @@ pub struct Metrics {
     pub store_games: IntGauge,
     pub analysis_queue: IntGauge,
     pub analysis_seconds: HistogramVec,
+    pub rate_limited: IntCounterVec,
 }
 
 fn build() -> Metrics {
@@ -72,6 +73,14 @@ fn build() -> Metrics {
         &["game"],
     )
     .expect("valid metric");
+    let rate_limited = IntCounterVec::new(
+        Opts::new(
+            "rate_limited_total",
+            "Requests refused with 429, by quota class",
+        ),
+        &["class"],
+    )
+    .expect("valid metric");
     for collector in [
         Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
         Box::new(latency.clone()),
@@ -82,6 +91,7 @@ fn build() -> Metrics {
         Box::new(store_games.clone()),
         Box::new(analysis_queue.clone()),
         Box::new(analysis_seconds.clone()),
+        Box::new(rate_limited.clone()),
         // CPU time, memory and file descriptors of the process (Linux), e.g. for the load
         // test's CPU time per move.
         Box::new(prometheus::process_collector::ProcessCollector::for_self()),
@@ -99,6 +109,7 @@ fn build() -> Metrics {
         store_games,
         analysis_queue,
         analysis_seconds,
+        rate_limited,
     }
 }
 

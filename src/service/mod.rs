@@ -16,6 +16,7 @@ pub mod engine_seats;
 pub mod error;
 pub mod games;
 pub mod metrics;
+pub mod quota;
 pub mod redact;
 pub mod request_id;
 pub mod routes;

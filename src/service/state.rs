@@ -15,6 +15,8 @@ pub struct AppState {
     pub cache: std::sync::Arc<GameCache>,
     pub analysis: AnalysisPool,
     pub engine_seats: EngineSeats,
+    /// Who may ask for how much.
+    pub quotas: super::quota::Limiter,
     /// The event streams this replica may still open (`--max-event-streams`).
     pub event_streams: std::sync::Arc<Semaphore>,
     /// This replica's name in leases.
@@ -39,6 +41,7 @@ impl AppState {
                 settings.engine_only_threads,
                 player,
             ),
+            quotas: super::quota::Limiter::new(settings.anon_quotas),
             event_streams: std::sync::Arc::new(Semaphore::new(settings.max_event_streams)),
             settings,
             replica: uuid::Uuid::new_v4().to_string(),

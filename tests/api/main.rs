@@ -17,6 +17,7 @@ mod idempotency;
 mod limits;
 mod metrics;
 mod move_limit;
+mod quotas;
 mod redis_faults;
 mod secrets;
 mod storage;

@@ -1,6 +1,6 @@
 //! `POST /v1/analysis` and `POST /v1/games/{id}/analysis`.
 
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 
 use super::game_id;
 use crate::api::{AnalysisLineView, AnalysisRequest, AnalysisView, GameAnalysisRequest, Problem};
@@ -9,6 +9,7 @@ use crate::engine::{Limit, Params};
 use crate::rules::AnyState;
 use crate::service::error::{ApiError, ErrorCode};
 use crate::service::games;
+use crate::service::quota::{self, Class};
 use crate::service::state::AppState;
 use crate::wall_clock::WallClock;
 
@@ -56,12 +57,19 @@ fn check(limits: Limit, multipv: Option<usize>) -> Result<usize, ApiError> {
     }
 }
 
+/// Runs an analysis for a caller that still has analysis time left (at least 1 ms: the
+/// time a search takes is known only once it is done), then charges the time it took.
 async fn run(
     state: &AppState,
+    req: &HttpRequest,
     rules: AnyState,
     limits: Limit,
     multipv: usize,
 ) -> Result<HttpResponse, ApiError> {
+    let admission = match quota::admit(state, req, Class::Analysis, 1).await {
+        Ok(admission) => admission,
+        Err(refusal) => return Ok(refusal),
+    };
     let caps = state.settings.analysis.caps;
     let game = rules.kind().as_str();
     let analysis = state
@@ -86,7 +94,27 @@ async fn run(
         .analysis_seconds
         .with_label_values(&[game])
         .observe(analysis.time_ms as f64 / 1000.0);
-    Ok(HttpResponse::Ok().json(view(analysis)))
+    if let Some(caller) = &admission.caller {
+        // The analysis is done and its answer stands even if the store cannot take the
+        // charge now; the caller then got that time for free.
+        if let Err(e) = state
+            .quotas
+            .charge(
+                &state.store,
+                caller,
+                Class::Analysis,
+                analysis.time_ms.max(1),
+            )
+            .await
+        {
+            tracing::warn!(error = %e, "analysis time not charged");
+        }
+    }
+    let mut response = HttpResponse::Ok();
+    for header in admission.headers {
+        response.insert_header(header);
+    }
+    Ok(response.json(view(analysis)))
 }
 
 /// Analyse any position: best move, score (proven wins and losses in plies), principal
@@ -104,6 +132,7 @@ async fn run(
 )]
 pub async fn analyse_position(
     state: web::Data<AppState>,
+    req: HttpRequest,
     body: web::Json<AnalysisRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let request = body.into_inner();
@@ -111,7 +140,7 @@ pub async fn analyse_position(
     let variants = kind.with_variants(&request.variants)?;
     let multipv = check(request.limits, request.multipv)?;
     let rules = AnyState::new(kind, variants, Some(&request.position))?;
-    run(&state, rules, request.limits, multipv).await
+    run(&state, &req, rules, request.limits, multipv).await
 }
 
 /// Analyse a stored game's current position, its history included.
@@ -131,11 +160,19 @@ pub async fn analyse_position(
 pub async fn analyse_game(
     state: web::Data<AppState>,
     path: web::Path<String>,
+    req: HttpRequest,
     body: web::Json<GameAnalysisRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
     let request = body.into_inner();
     let multipv = check(request.limits, request.multipv)?;
     let (loaded, _) = games::read(&state, id).await?;
-    run(&state, loaded.game.rules().clone(), request.limits, multipv).await
+    run(
+        &state,
+        &req,
+        loaded.game.rules().clone(),
+        request.limits,
+        multipv,
+    )
+    .await
 }

@@ -82,7 +82,20 @@ impl utoipa::Modify for Contract {
                         .build(),
                 ),
             );
-        for item in doc.paths.paths.values_mut() {
+        doc.components
+            .get_or_insert_with(Default::default)
+            .add_security_scheme(
+                "api_key",
+                SecurityScheme::ApiKey(utoipa::openapi::security::ApiKey::Header(
+                    utoipa::openapi::security::ApiKeyValue::with_description(
+                        "X-Api-Key",
+                        "Optional: an integrator's key (`pillarz keys create`), whose quotas \
+                         replace those of the caller's address.",
+                    ),
+                )),
+            );
+        for (path, item) in doc.paths.paths.iter_mut() {
+            let counted = path.starts_with("/v1/");
             let allow = [
                 ("GET", item.get.is_some()),
                 ("POST", item.post.is_some()),
@@ -104,7 +117,35 @@ impl utoipa::Modify for Contract {
             .into_iter()
             .flatten()
             {
+                if counted {
+                    use utoipa::openapi::security::SecurityRequirement;
+                    let seat = operation.security.take().filter(|s| !s.is_empty());
+                    operation.security = Some(match seat {
+                        Some(_) => vec![
+                            SecurityRequirement::new("seat_token", Vec::<String>::new()),
+                            SecurityRequirement::new("seat_token", Vec::<String>::new())
+                                .add("api_key", Vec::<String>::new()),
+                        ],
+                        None => vec![
+                            SecurityRequirement::default(),
+                            SecurityRequirement::new("api_key", Vec::<String>::new()),
+                        ],
+                    });
+                }
                 let responses = &mut operation.responses.responses;
+                if counted {
+                    responses.entry("429".into()).or_insert_with(|| {
+                        problem(
+                            "`rate_limited`: over the caller's quota; `Retry-After` says when \
+                             to try again, `RateLimit` and `RateLimit-Policy` (also on \
+                             successful answers) how much is left",
+                            None,
+                        )
+                    });
+                    responses.entry("401".into()).or_insert_with(|| {
+                        problem("`bad_api_key`: an unknown or malformed `X-Api-Key`", None)
+                    });
+                }
                 responses.entry("405".into()).or_insert_with(|| {
                     problem(
                         "`method_not_allowed`; `Allow` lists the methods of this path",

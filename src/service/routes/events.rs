@@ -36,6 +36,8 @@ pub const EVENTS_PAGE: usize = 64;
 struct Watch {
     /// This stream's place among the replica's `--max-event-streams`, freed when it ends.
     _slot: tokio::sync::OwnedSemaphorePermit,
+    /// Its place among its caller's streams (quota `streams`), freed when it ends.
+    _caller_slot: Option<crate::service::quota::StreamSlot>,
     state: web::Data<AppState>,
     id: GameId,
     format: Format,
@@ -223,6 +225,7 @@ pub async fn events(
                 })?,
         ),
     };
+    let caller_slot = state.quotas.open_stream(&state.store, &req).await?;
     let slot = state
         .event_streams
         .clone()
@@ -288,6 +291,7 @@ pub async fn events(
     let more = game.version() < current.version();
     let watch = Watch {
         _slot: slot,
+        _caller_slot: caller_slot,
         state: state.clone(),
         id,
         format,

@@ -17,6 +17,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 
 use super::domain::{GameId, IdempotencyKey, SeatToken, StoredGame};
 use super::error::{ApiError, ErrorCode};
+use super::quota::{self, Class};
 
 pub use docs::ApiDoc;
 
@@ -30,49 +31,84 @@ pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
     cfg.app_data(json)
         .app_data(query)
         .app_data(web::PayloadConfig::new(body_limit))
-        .service(resource("/v1/catalog", "GET").route(web::get().to(catalog::catalog)))
-        .service(resource("/v1/games", "POST").route(web::post().to(games::create)))
-        .service(resource("/v1/games/{id}", "GET").route(web::get().to(games::get)))
-        .service(resource("/v1/games/{id}/legal-moves", "GET").route(web::get().to(moves::legal)))
-        .service(resource("/v1/games/{id}/moves", "POST").route(web::post().to(moves::submit)))
-        .service(resource("/v1/games/{id}/resign", "POST").route(web::post().to(resign::resign)))
-        .service(resource("/v1/games/{id}/clock", "GET").route(web::get().to(clock::clock)))
-        .service(resource("/v1/games/{id}/events", "GET").route(web::get().to(events::events)))
         .service(
-            resource("/v1/games/{id}/board.svg", "GET").route(web::get().to(boards::game_board)),
+            resource("/v1/catalog", "GET", Some(Class::Read))
+                .route(web::get().to(catalog::catalog)),
         )
-        .service(resource("/v1/board.svg", "GET").route(web::get().to(boards::position_board)))
         .service(
-            resource("/v1/games/{id}/analysis", "POST")
+            resource("/v1/games", "POST", Some(Class::Create)).route(web::post().to(games::create)),
+        )
+        .service(
+            resource("/v1/games/{id}", "GET", Some(Class::Read)).route(web::get().to(games::get)),
+        )
+        .service(
+            resource("/v1/games/{id}/legal-moves", "GET", Some(Class::Read))
+                .route(web::get().to(moves::legal)),
+        )
+        .service(
+            resource("/v1/games/{id}/moves", "POST", Some(Class::Write))
+                .route(web::post().to(moves::submit)),
+        )
+        .service(
+            resource("/v1/games/{id}/resign", "POST", Some(Class::Write))
+                .route(web::post().to(resign::resign)),
+        )
+        .service(
+            resource("/v1/games/{id}/clock", "GET", Some(Class::Read))
+                .route(web::get().to(clock::clock)),
+        )
+        .service(
+            resource("/v1/games/{id}/events", "GET", None).route(web::get().to(events::events)),
+        )
+        .service(
+            resource("/v1/games/{id}/board.svg", "GET", Some(Class::Read))
+                .route(web::get().to(boards::game_board)),
+        )
+        .service(
+            resource("/v1/board.svg", "GET", Some(Class::Read))
+                .route(web::get().to(boards::position_board)),
+        )
+        .service(
+            resource("/v1/games/{id}/analysis", "POST", None)
                 .route(web::post().to(analysis::analyse_game)),
         )
-        .service(resource("/v1/analysis", "POST").route(web::post().to(analysis::analyse_position)))
-        .service(resource("/healthz/live", "GET").route(web::get().to(health::live)))
-        .service(resource("/healthz/ready", "GET").route(web::get().to(health::ready)))
-        .service(resource("/metrics", "GET").route(web::get().to(crate::service::metrics::scrape)))
-        .service(resource("/openapi.json", "GET").route(web::get().to(docs::openapi_json)))
-        .service(resource("/docs", "GET").route(web::get().to(docs::page)))
-        .service(resource("/docs/{file}", "GET").route(web::get().to(docs::asset)))
+        .service(
+            resource("/v1/analysis", "POST", None)
+                .route(web::post().to(analysis::analyse_position)),
+        )
+        .service(resource("/healthz/live", "GET", None).route(web::get().to(health::live)))
+        .service(resource("/healthz/ready", "GET", None).route(web::get().to(health::ready)))
+        .service(
+            resource("/metrics", "GET", None).route(web::get().to(crate::service::metrics::scrape)),
+        )
+        .service(resource("/openapi.json", "GET", None).route(web::get().to(docs::openapi_json)))
+        .service(resource("/docs", "GET", None).route(web::get().to(docs::page)))
+        .service(resource("/docs/{file}", "GET", None).route(web::get().to(docs::asset)))
         .default_service(web::to(not_found));
 }
 
 /// A resource that answers other methods than `allow` with `405 method_not_allowed` and an
 /// `Allow` header.
+/// Requests of a resource with a `class` count against the caller's quota of that class.
 /// Each resource also labels its requests with its pattern (for the metrics), so that the
 /// request middleware need not route the request a second time to learn it.
 fn resource(
     path: &'static str,
     allow: &'static str,
+    class: Option<Class>,
 ) -> actix_web::Resource<
     impl actix_web::dev::ServiceFactory<
         actix_web::dev::ServiceRequest,
         Config = (),
-        Response = actix_web::dev::ServiceResponse,
+        Response = actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
         Error = actix_web::Error,
         InitError = (),
     >,
 > {
     web::resource(path)
+        .wrap(actix_web::middleware::from_fn(move |req, next| {
+            quota::middleware(req, next, class)
+        }))
         .default_service(web::to(move |req: HttpRequest| {
             method_not_allowed(req, allow)
         }))

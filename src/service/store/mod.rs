@@ -228,6 +228,18 @@ impl Store {
         }
     }
 
+    /// The record of the API key with this digest, if any (keys live in Redis only: with the
+    /// embedded store there are none).
+    pub async fn api_key(
+        &self,
+        digest: &str,
+    ) -> Result<Option<crate::service::quota::api_key::KeyRecord>, StoreError> {
+        match self {
+            Store::Memory(_) => Ok(None),
+            Store::Redis(s) => s.api_key(digest).await,
+        }
+    }
+
     /// Whether the store answers.
     pub async fn ping(&self) -> Result<(), StoreError> {
         match self {

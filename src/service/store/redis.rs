@@ -33,6 +33,27 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 ";
 
+/// A quota check (GCRA, as `quota::gcra::decide`, in microseconds of the store's clock).
+/// KEYS: the caller's TAT. ARGV: emission µs, count, cost, 1 to charge work already done
+/// (spent even past the quota). Answers `{allowed, remaining, reset µs, retry-after µs}`; a
+/// refusal changes nothing.
+const SPEND: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local emission = tonumber(ARGV[1])
+local window = emission * tonumber(ARGV[2])
+local tat = tonumber(redis.call('GET', KEYS[1]) or now)
+if tat < now then tat = now end
+local new_tat = tat + emission * tonumber(ARGV[3])
+if ARGV[4] ~= '1' and new_tat - now > window then
+  return {0, math.floor((window - math.min(tat - now, window)) / emission), tat - now,
+          new_tat - now - window}
+end
+redis.call('SET', KEYS[1], string.format('%.0f', new_tat), 'PX',
+           math.ceil((new_tat - now) / 1000) + 1)
+return {1, math.floor((window - (new_tat - now)) / emission), new_tat - now, 0}
+";
+
 /// The write (see `Write`). KEYS: game, events, answers, due index. ARGV: expected version,
 /// version, live part, move ('' if none), history key ('' if none), event, lifetime ms, answer
 /// slot ('' if none), answer value, write id, due time ('' if none), channel, id, writer's now,
@@ -182,6 +203,7 @@ struct Scripts {
     claim: redis::Script,
     release: redis::Script,
     fix_due: redis::Script,
+    spend: redis::Script,
 }
 
 impl Scripts {
@@ -194,6 +216,7 @@ impl Scripts {
             claim: timed(CLAIM),
             release: redis::Script::new(RELEASE),
             fix_due: redis::Script::new(FIX_DUE),
+            spend: redis::Script::new(SPEND),
         }
     }
 }
@@ -603,6 +626,107 @@ impl RedisStore {
             .await
             .map_err(|e| self.unavailable(e))?;
         Ok(())
+    }
+
+    /// Spends `cost` units of the quota `name` (GCRA, see `quota::gcra`; the same arithmetic
+    /// in one script, on the store's clock, so every replica counts together).
+    pub async fn spend(
+        &self,
+        name: &str,
+        rate: crate::service::quota::gcra::Rate,
+        cost: u64,
+    ) -> Result<crate::service::quota::gcra::Decision, StoreError> {
+        let mut conn = self.connection().await?;
+        let reply: Vec<i64> = self
+            .scripts
+            .spend
+            .key(format!("{}:q:{name}", self.prefix))
+            .arg(rate.emission_us())
+            .arg(rate.count)
+            .arg(cost.clamp(1, rate.count))
+            .arg(0)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(|e| self.unavailable(e))?;
+        match reply[..] {
+            [allowed, remaining, reset, retry] => Ok(crate::service::quota::gcra::Decision {
+                allowed: allowed == 1,
+                remaining: remaining.max(0) as u64,
+                reset_us: reset.max(0) as u64,
+                retry_after_us: retry.max(0) as u64,
+            }),
+            _ => Err(StoreError::Corrupt(format!("quota answered {reply:?}"))),
+        }
+    }
+
+    /// Records `cost` units used, even past the quota (see `quota::gcra::charge`).
+    pub async fn charge(
+        &self,
+        name: &str,
+        rate: crate::service::quota::gcra::Rate,
+        cost: u64,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.connection().await?;
+        let _: Vec<i64> = self
+            .scripts
+            .spend
+            .key(format!("{}:q:{name}", self.prefix))
+            .arg(rate.emission_us())
+            .arg(rate.count)
+            .arg(cost.clamp(1, rate.count))
+            .arg(1)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(|e| self.unavailable(e))?;
+        Ok(())
+    }
+
+    fn api_key_key(&self, digest: &str) -> String {
+        format!("{}:apikey:{digest}", self.prefix)
+    }
+
+    pub async fn api_key(
+        &self,
+        digest: &str,
+    ) -> Result<Option<crate::service::quota::api_key::KeyRecord>, StoreError> {
+        let mut conn = self.connection().await?;
+        let raw: Option<String> = redis::cmd("GET")
+            .arg(self.api_key_key(digest))
+            .query_async(&mut conn)
+            .await
+            .map_err(|e| self.unavailable(e))?;
+        raw.map(|raw| {
+            serde_json::from_str(&raw)
+                .map_err(|e| StoreError::Corrupt(format!("API key record: {e}")))
+        })
+        .transpose()
+    }
+
+    /// Stores a key's record (keys are configuration: they live until revoked).
+    pub async fn put_api_key(
+        &self,
+        digest: &str,
+        record: &crate::service::quota::api_key::KeyRecord,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.connection().await?;
+        let json = serde_json::to_string(record).expect("a key record serializes");
+        redis::cmd("SET")
+            .arg(self.api_key_key(digest))
+            .arg(json)
+            .query_async::<()>(&mut conn)
+            .await
+            .map_err(|e| self.unavailable(e))
+    }
+
+    /// Deletes a key's record; answers whether there was one.
+    pub async fn delete_api_key(&self, digest: &str) -> Result<bool, StoreError> {
+        let mut conn = self.connection().await?;
+        let removed: i64 = redis::cmd("DEL")
+            .arg(self.api_key_key(digest))
+            .query_async(&mut conn)
+            .await
+            .map_err(|e| self.unavailable(e))?;
+        Ok(removed == 1)
     }
 
     pub async fn claim(&self, id: &str, owner: &str, ttl: Duration) -> Result<bool, StoreError> {

@@ -1,0 +1,125 @@
+//! Integrator API keys: `X-Api-Key: pzk_<64 hex digits>`. Only a digest of a key is stored,
+//! with the integrator's name and quotas, so a leaked store does not leak keys. Keys are made
+//! and revoked with `pillarz keys` against the same Redis the replicas use; a replica
+//! remembers what it looked up for [`KeyCache::TTL`], so a revocation takes effect within
+//! that time everywhere.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use rand::RngCore;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::Quotas;
+
+/// The header that carries a key.
+pub const HEADER: &str = "x-api-key";
+
+/// A key as its holder sends it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl std::fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ApiKey(…)")
+    }
+}
+
+impl ApiKey {
+    /// A fresh key: 32 random bytes from the OS-seeded generator.
+    pub fn generate() -> ApiKey {
+        let mut bytes = [0u8; 32];
+        rand::rng().fill_bytes(&mut bytes);
+        ApiKey(format!("pzk_{}", hex::encode(bytes)))
+    }
+
+    /// A key as sent: `pzk_` and 64 hex digits.
+    pub fn parse(raw: &str) -> Option<ApiKey> {
+        let hex = raw.trim().strip_prefix("pzk_")?;
+        (hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| ApiKey(format!("pzk_{}", hex.to_ascii_lowercase())))
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// What the store keeps and quotas are counted under: 128 bits of the key's SHA-256.
+    pub fn digest(&self) -> String {
+        hex::encode(&Sha256::digest(self.0.as_bytes())[..16])
+    }
+}
+
+/// What is stored per key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyRecord {
+    /// Who holds the key (for the operator; shown by `pillarz keys`).
+    pub name: String,
+    /// The key's quotas, in the `--anon-quotas` syntax.
+    pub quotas: String,
+}
+
+/// Recently looked-up keys (known or not), so a busy integrator costs one lookup per
+/// [`KeyCache::TTL`], not one per request. Bounded: when full it starts over.
+pub struct KeyCache {
+    entries: Mutex<HashMap<String, (Instant, Option<Quotas>)>>,
+}
+
+impl KeyCache {
+    pub const TTL: Duration = Duration::from_secs(10);
+    const CAPACITY: usize = 10_000;
+
+    pub fn new() -> KeyCache {
+        KeyCache {
+            entries: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The cached answer for `digest`, if fresh: `Some(None)` means "no such key".
+    pub fn get(&self, digest: &str) -> Option<Option<Quotas>> {
+        let entries = self.entries.lock().expect("key cache lock");
+        entries
+            .get(digest)
+            .filter(|(at, _)| at.elapsed() < Self::TTL)
+            .map(|(_, found)| *found)
+    }
+
+    pub fn put(&self, digest: String, found: Option<Quotas>) {
+        let mut entries = self.entries.lock().expect("key cache lock");
+        if entries.len() >= Self::CAPACITY {
+            entries.retain(|_, (at, _)| at.elapsed() < Self::TTL);
+            if entries.len() >= Self::CAPACITY {
+                entries.clear();
+            }
+        }
+        entries.insert(digest, (Instant::now(), found));
+    }
+}
+
+impl Default for KeyCache {
+    fn default() -> Self {
+        KeyCache::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_parse_in_their_one_form_and_digests_are_stable() {
+        let key = ApiKey::generate();
+        assert_eq!(ApiKey::parse(key.expose()), Some(key.clone()));
+        assert_eq!(
+            ApiKey::parse(&key.expose().to_ascii_uppercase().replace("PZK_", "pzk_")),
+            Some(key.clone())
+        );
+        assert_eq!(key.digest().len(), 32);
+        assert_ne!(key.digest(), ApiKey::generate().digest());
+        for bad in ["", "pzk_", "pzk_abc", &key.expose()[4..], "Bearer x"] {
+            assert_eq!(ApiKey::parse(bad), None, "{bad}");
+        }
+    }
+}

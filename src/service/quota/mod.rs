@@ -1,0 +1,513 @@
+//! Quotas: how much one caller may ask of the service, shared by every replica.
+//!
+//! A caller is an integrator's API key ([`api_key`]) or, without one, the client's address.
+//! Each caller has a rate per class of request — games created, writes (moves and
+//! resignations), reads, and milliseconds of analysis — checked with GCRA ([`gcra`]) as one
+//! atomic script per check in Redis (so all replicas count together), or in process with the
+//! embedded store. Over quota, the answer is `429 rate_limited` with `Retry-After`; every
+//! answer of a counted request carries the `RateLimit-Policy` and `RateLimit` headers of the
+//! IETF draft (draft-ietf-httpapi-ratelimit-headers), so a client can pace itself. Event
+//! streams are held, not requested, so they are bounded per caller by a count in each replica.
+
+pub mod api_key;
+pub mod gcra;
+mod local;
+
+use std::fmt;
+use std::net::IpAddr;
+
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
+
+use super::error::{ApiError, ErrorCode};
+use super::state::AppState;
+use super::store::Store;
+use api_key::{ApiKey, KeyCache};
+use gcra::{Decision, Rate};
+pub use local::LocalLimiter;
+
+/// The classes of counted requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// `POST /v1/games`.
+    Create,
+    /// Moves and resignations.
+    Write,
+    /// Reads of games, moves, clocks, boards and the catalog.
+    Read,
+    /// Analysis, counted in milliseconds of engine time asked for.
+    Analysis,
+}
+
+impl Class {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Class::Create => "create",
+            Class::Write => "write",
+            Class::Read => "read",
+            Class::Analysis => "analysis",
+        }
+    }
+}
+
+/// One caller's quotas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quotas {
+    pub create: Rate,
+    pub write: Rate,
+    pub read: Rate,
+    /// Milliseconds of analysis.
+    pub analysis: Rate,
+    /// Event streams open at once, per replica.
+    pub streams: usize,
+}
+
+const SECOND: u64 = 1_000_000;
+const MINUTE: u64 = 60 * SECOND;
+const HOUR: u64 = 60 * MINUTE;
+
+impl Quotas {
+    /// Anonymous callers' defaults: enough for a person playing and a script analysing
+    /// freely, not enough to fill the service from one address.
+    pub const ANONYMOUS: Quotas = Quotas {
+        create: Rate {
+            count: 60,
+            window_us: MINUTE,
+        },
+        write: Rate {
+            count: 20,
+            window_us: SECOND,
+        },
+        read: Rate {
+            count: 100,
+            window_us: SECOND,
+        },
+        analysis: Rate {
+            count: 60_000,
+            window_us: MINUTE,
+        },
+        streams: 16,
+    };
+
+    /// A new key's defaults: ten times an anonymous caller's.
+    pub const KEY: Quotas = Quotas {
+        create: Rate {
+            count: 600,
+            window_us: MINUTE,
+        },
+        write: Rate {
+            count: 200,
+            window_us: SECOND,
+        },
+        read: Rate {
+            count: 1000,
+            window_us: SECOND,
+        },
+        analysis: Rate {
+            count: 600_000,
+            window_us: MINUTE,
+        },
+        streams: 160,
+    };
+
+    pub fn rate(&self, class: Class) -> Rate {
+        match class {
+            Class::Create => self.create,
+            Class::Write => self.write,
+            Class::Read => self.read,
+            Class::Analysis => self.analysis,
+        }
+    }
+
+    /// Parses `create=60/min,write=20/s,read=100/s,analysis=60000/min,streams=16`; classes
+    /// not named keep their value in `base`.
+    pub fn parse(raw: &str, base: Quotas) -> Result<Quotas, String> {
+        let mut quotas = base;
+        for part in raw.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (name, value) = part
+                .split_once('=')
+                .ok_or_else(|| format!("quota {part:?}: expected <class>=<count>/<s|min|h>"))?;
+            if name == "streams" {
+                quotas.streams =
+                    value.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                        format!("quota {part:?}: streams is a count of at least 1")
+                    })?;
+                continue;
+            }
+            let (count, unit) = value
+                .split_once('/')
+                .ok_or_else(|| format!("quota {part:?}: expected <count>/<s|min|h>"))?;
+            let count: u64 = count
+                .parse()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| format!("quota {part:?}: the count is a whole number ≥ 1"))?;
+            let window_us = match unit {
+                "s" => SECOND,
+                "min" => MINUTE,
+                "h" => HOUR,
+                _ => return Err(format!("quota {part:?}: the window is s, min or h")),
+            };
+            let rate = Rate { count, window_us };
+            match name {
+                "create" => quotas.create = rate,
+                "write" => quotas.write = rate,
+                "read" => quotas.read = rate,
+                "analysis" => quotas.analysis = rate,
+                _ => {
+                    return Err(format!(
+                        "quota {part:?}: the classes are create, write, read, analysis, streams"
+                    ));
+                }
+            }
+        }
+        Ok(quotas)
+    }
+}
+
+impl fmt::Display for Quotas {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rate = |r: Rate| {
+            let unit = match r.window_us {
+                SECOND => "s",
+                MINUTE => "min",
+                _ => "h",
+            };
+            format!("{}/{unit}", r.count)
+        };
+        write!(
+            f,
+            "create={},write={},read={},analysis={},streams={}",
+            rate(self.create),
+            rate(self.write),
+            rate(self.read),
+            rate(self.analysis),
+            self.streams
+        )
+    }
+}
+
+/// Who is asking.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// What the caller's counts are kept under: `k:<key digest>` or `a:<address>`.
+    pub id: String,
+    pub quotas: Quotas,
+}
+
+/// The service's quota settings and its view of keys.
+pub struct Limiter {
+    /// Anonymous callers' quotas; `None` turns every check off.
+    anonymous: Option<Quotas>,
+    keys: KeyCache,
+    local: LocalLimiter,
+    /// Event streams open per caller in this replica.
+    streams: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>>,
+}
+
+/// A caller's place among its `streams`, given back when dropped (when the stream ends).
+pub struct StreamSlot {
+    caller: String,
+    streams: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>>,
+}
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        let mut streams = self.streams.lock().expect("stream counts lock");
+        if let Some(count) = streams.get_mut(&self.caller) {
+            *count -= 1;
+            if *count == 0 {
+                streams.remove(&self.caller);
+            }
+        }
+    }
+}
+
+impl Limiter {
+    pub fn new(anonymous: Option<Quotas>) -> Limiter {
+        Limiter {
+            anonymous,
+            keys: KeyCache::new(),
+            local: LocalLimiter::new(),
+            streams: Default::default(),
+        }
+    }
+
+    /// A place for one more event stream of the caller of `req` (`None` with quotas off), or
+    /// `429 rate_limited` when it holds its maximum already.
+    pub async fn open_stream(
+        &self,
+        store: &Store,
+        req: &HttpRequest,
+    ) -> Result<Option<StreamSlot>, ApiError> {
+        let Some(caller) = self.caller(store, req).await? else {
+            return Ok(None);
+        };
+        let mut streams = self.streams.lock().expect("stream counts lock");
+        let count = streams.entry(caller.id.clone()).or_insert(0);
+        if *count >= caller.quotas.streams {
+            let mut error = ApiError::new(
+                ErrorCode::RateLimited,
+                format!(
+                    "this caller already follows {} event streams here, its maximum; close one",
+                    caller.quotas.streams
+                ),
+            );
+            error.retry_after = Some(5);
+            return Err(error);
+        }
+        *count += 1;
+        Ok(Some(StreamSlot {
+            caller: caller.id,
+            streams: self.streams.clone(),
+        }))
+    }
+
+    /// The caller of `req`: its key's, if it sends one (`401 bad_api_key` for an unknown
+    /// one), else its address. `None` when quotas are off.
+    pub async fn caller(
+        &self,
+        store: &Store,
+        req: &HttpRequest,
+    ) -> Result<Option<Caller>, ApiError> {
+        let Some(anonymous) = self.anonymous else {
+            return Ok(None);
+        };
+        let Some(raw) = req.headers().get(api_key::HEADER) else {
+            let address = req
+                .peer_addr()
+                .map_or_else(|| "unknown".to_string(), |a| canonical(a.ip()));
+            return Ok(Some(Caller {
+                id: format!("a:{address}"),
+                quotas: anonymous,
+            }));
+        };
+        let key = raw
+            .to_str()
+            .ok()
+            .and_then(ApiKey::parse)
+            .ok_or_else(|| bad_key("X-Api-Key must be \"pzk_\" and 64 hex digits"))?;
+        let digest = key.digest();
+        let found = match self.keys.get(&digest) {
+            Some(found) => found,
+            None => {
+                let found = match store.api_key(&digest).await? {
+                    None => None,
+                    Some(record) => {
+                        Some(Quotas::parse(&record.quotas, Quotas::KEY).map_err(|e| {
+                            ApiError::new(ErrorCode::Internal, format!("a stored key: {e}"))
+                        })?)
+                    }
+                };
+                self.keys.put(digest.clone(), found);
+                found
+            }
+        };
+        let quotas = found.ok_or_else(|| bad_key("no such API key (revoked?)"))?;
+        Ok(Some(Caller {
+            id: format!("k:{digest}"),
+            quotas,
+        }))
+    }
+
+    /// Spends `cost` units of `caller`'s `class`.
+    pub async fn spend(
+        &self,
+        store: &Store,
+        caller: &Caller,
+        class: Class,
+        cost: u64,
+    ) -> Result<Decision, ApiError> {
+        let rate = caller.quotas.rate(class);
+        let name = format!("{}:{}", class.name(), caller.id);
+        Ok(match store {
+            Store::Memory(_) => self.local.spend(&name, rate, cost),
+            Store::Redis(redis) => redis.spend(&name, rate, cost).await?,
+        })
+    }
+}
+
+impl Limiter {
+    /// Records `cost` units of `class` that `caller` used (work measured once done).
+    pub async fn charge(
+        &self,
+        store: &Store,
+        caller: &Caller,
+        class: Class,
+        cost: u64,
+    ) -> Result<(), ApiError> {
+        let rate = caller.quotas.rate(class);
+        let name = format!("{}:{}", class.name(), caller.id);
+        match store {
+            Store::Memory(_) => self.local.charge(&name, rate, cost),
+            Store::Redis(redis) => redis.charge(&name, rate, cost).await?,
+        }
+        Ok(())
+    }
+}
+
+/// IPv6 callers are counted per /64 (one subscriber's usual allocation), IPv4 per address.
+fn canonical(ip: IpAddr) -> String {
+    match ip {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let s = v6.segments();
+                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+        },
+    }
+}
+
+fn bad_key(detail: &str) -> ApiError {
+    ApiError::new(ErrorCode::BadApiKey, detail)
+}
+
+/// The `RateLimit-Policy` and `RateLimit` headers of a decision.
+fn headers(class: Class, rate: Rate, decision: &Decision) -> [(HeaderName, HeaderValue); 2] {
+    let secs = |us: u64| us.div_ceil(SECOND);
+    let name = class.name();
+    let policy = format!("\"{name}\";q={};w={}", rate.count, rate.window_us / SECOND);
+    let state = format!(
+        "\"{name}\";r={};t={}",
+        decision.remaining,
+        secs(decision.reset_us)
+    );
+    [
+        (
+            HeaderName::from_static("ratelimit-policy"),
+            HeaderValue::from_str(&policy).expect("ASCII"),
+        ),
+        (
+            HeaderName::from_static("ratelimit"),
+            HeaderValue::from_str(&state).expect("ASCII"),
+        ),
+    ]
+}
+
+/// A request let through: who asked (`None` with quotas off) and the headers to add to its
+/// answer.
+pub struct Admission {
+    pub caller: Option<Caller>,
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+}
+
+/// Checks `class` for `req`: the admission, or the `429` (or `401`) to answer instead.
+pub async fn admit(
+    state: &AppState,
+    req: &HttpRequest,
+    class: Class,
+    cost: u64,
+) -> Result<Admission, HttpResponse> {
+    let limiter = &state.quotas;
+    let caller = match limiter.caller(&state.store, req).await {
+        Ok(Some(caller)) => caller,
+        Ok(None) => {
+            return Ok(Admission {
+                caller: None,
+                headers: Vec::new(),
+            });
+        }
+        Err(e) => return Err(e.error_response()),
+    };
+    let decision = match limiter.spend(&state.store, &caller, class, cost).await {
+        Ok(decision) => decision,
+        Err(e) => return Err(e.error_response()),
+    };
+    let rate = caller.quotas.rate(class);
+    let headers = headers(class, rate, &decision);
+    if decision.allowed {
+        return Ok(Admission {
+            caller: Some(caller),
+            headers: headers.into(),
+        });
+    }
+    super::metrics::METRICS
+        .rate_limited
+        .with_label_values(&[class.name()])
+        .inc();
+    let mut error = ApiError::new(
+        ErrorCode::RateLimited,
+        format!(
+            "over the {} quota of {} per {} s; try again in {} ms",
+            class.name(),
+            rate.count,
+            rate.window_us / SECOND,
+            decision.retry_after_us.div_ceil(1000)
+        ),
+    );
+    error.retry_after = Some(decision.retry_after_us.div_ceil(SECOND).max(1) as u32);
+    let mut response = error.error_response();
+    for (name, value) in headers {
+        response.headers_mut().insert(name, value);
+    }
+    Err(response)
+}
+
+/// Middleware of a resource whose requests count as `class` (`None`: not counted).
+pub async fn middleware(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+    class: Option<Class>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
+    let Some(class) = class else {
+        return Ok(next.call(req).await?.map_into_left_body());
+    };
+    let state = req
+        .app_data::<web::Data<AppState>>()
+        .expect("the app state is registered")
+        .clone();
+    match admit(&state, req.request(), class, 1).await {
+        Ok(admission) => {
+            let mut res = next.call(req).await?;
+            for (name, value) in admission.headers {
+                res.headers_mut().insert(name, value);
+            }
+            Ok(res.map_into_left_body())
+        }
+        Err(refusal) => Ok(req.into_response(refusal).map_into_right_body()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quotas_parse_over_a_base_and_print_back() {
+        let q =
+            Quotas::parse("create=5/s, analysis=1000/min,streams=2", Quotas::ANONYMOUS).unwrap();
+        assert_eq!(
+            q.create,
+            Rate {
+                count: 5,
+                window_us: SECOND
+            }
+        );
+        assert_eq!(q.analysis.count, 1000);
+        assert_eq!(q.streams, 2);
+        assert_eq!(q.read, Quotas::ANONYMOUS.read);
+        assert_eq!(Quotas::parse(&q.to_string(), Quotas::KEY), Ok(q));
+        for bad in [
+            "create",
+            "create=0/s",
+            "create=5/day",
+            "moves=5/s",
+            "streams=0",
+        ] {
+            assert!(Quotas::parse(bad, Quotas::ANONYMOUS).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn ipv6_callers_are_counted_per_64() {
+        let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
+        let b: IpAddr = "2001:db8:1:2:bbbb::9".parse().unwrap();
+        assert_eq!(canonical(a), canonical(b));
+        assert_eq!(canonical("::ffff:10.0.0.1".parse().unwrap()), "10.0.0.1");
+    }
+}

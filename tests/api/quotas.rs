@@ -1,0 +1,224 @@
+//! Quotas: per caller (address or API key), shared by replicas through Redis, enforced in
+//! process by the embedded store, answered with `429`, `Retry-After` and `RateLimit` headers.
+
+use std::process::Command;
+
+use pillarz::service::quota::Quotas;
+use serde_json::json;
+
+use crate::helpers::{RedisServer, TestApp, assert_problem, settings_for};
+
+fn quotas(spec: &str) -> Option<Quotas> {
+    Some(Quotas::parse(spec, Quotas::ANONYMOUS).unwrap())
+}
+
+async fn create(app: &TestApp, key: Option<&str>) -> reqwest::Response {
+    let mut request = app
+        .client
+        .post(app.url("/v1/games"))
+        .json(&json!({"game": "pillarz"}));
+    if let Some(key) = key {
+        request = request.header("x-api-key", key);
+    }
+    request.send().await.unwrap()
+}
+
+#[tokio::test]
+async fn replicas_count_one_callers_games_together_and_answer_429_with_headers() {
+    let redis = RedisServer::start();
+    let mut settings = settings_for(Some(&redis), "quota");
+    settings.anon_quotas = quotas("create=3/min");
+    let a = TestApp::spawn_with(settings.clone()).await;
+    let b = TestApp::spawn_with(settings).await;
+
+    let refusals = || async {
+        let metrics = a.get("/metrics").await.text().await.unwrap();
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix("pillarz_rate_limited_total{class=\"create\"} "))
+            .map_or(0, |v| v.parse::<u64>().unwrap())
+    };
+    let before = refusals().await;
+    let first = create(&a, None).await;
+    assert_eq!(first.status(), 201);
+    assert_eq!(first.headers()["ratelimit-policy"], "\"create\";q=3;w=60");
+    assert_eq!(first.headers()["ratelimit"], "\"create\";r=2;t=20");
+    assert_eq!(create(&b, None).await.status(), 201);
+    assert_eq!(create(&a, None).await.status(), 201);
+    let refused = create(&b, None).await;
+    assert_eq!(refused.headers()["retry-after"], "20");
+    assert_eq!(refused.headers()["ratelimit"], "\"create\";r=0;t=60");
+    assert_problem(refused, 429, "rate_limited").await;
+
+    // Other classes are counted apart: reads still pass.
+    assert_eq!(a.get("/v1/catalog").await.status(), 200);
+    assert!(refusals().await > before, "the refusal is counted");
+}
+
+#[tokio::test]
+async fn the_embedded_store_enforces_the_same_quotas() {
+    let mut settings = settings_for(None, "");
+    settings.anon_quotas = quotas("read=4/s,write=1/min");
+    let app = TestApp::spawn_with(settings).await;
+    let created = create(&app, None)
+        .await
+        .json::<pillarz::api::CreatedGame>()
+        .await
+        .unwrap();
+    let id = &created.game.id;
+    for _ in 0..4 {
+        assert_eq!(app.get(&format!("/v1/games/{id}")).await.status(), 200);
+    }
+    assert_problem(
+        app.get(&format!("/v1/games/{id}")).await,
+        429,
+        "rate_limited",
+    )
+    .await;
+    // A write over quota is not played: 429 means nothing happened.
+    let p1 = created.tokens[&pillarz::api::Seat::P1].clone();
+    let moves = pillarz::rules::AnyState::new(
+        pillarz::rules::GameKind::Pillarz,
+        pillarz::rules::Variants::NONE,
+        None,
+    )
+    .unwrap()
+    .legal_moves();
+    assert_eq!(app.play(id, &p1, &moves[0]).await.status(), 200);
+    let p2 = created.tokens[&pillarz::api::Seat::P2].clone();
+    let refused = app.play(id, &p2, "a1+b1").await;
+    assert_problem(refused, 429, "rate_limited").await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(app.view(id).await.ply, 1, "the refused move was not played");
+}
+
+#[tokio::test]
+async fn api_keys_have_their_own_quotas_and_can_be_revoked() {
+    let redis = RedisServer::start();
+    let mut settings = settings_for(Some(&redis), "keys");
+    settings.anon_quotas = quotas("create=1/min");
+    let bin = env!("CARGO_BIN_EXE_pillarz");
+    let out = Command::new(bin)
+        .args([
+            "keys",
+            "create",
+            "--name",
+            "acme",
+            "--quotas",
+            "create=3/min",
+        ])
+        .args(["--redis", &redis.url(), "--redis-prefix", "keys"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let key = printed
+        .lines()
+        .find_map(|l| l.strip_prefix("key:"))
+        .unwrap()
+        .trim()
+        .to_string();
+    let id = printed
+        .lines()
+        .find_map(|l| l.strip_prefix("id:"))
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(key.starts_with("pzk_"), "{printed}");
+    // Only the digest is stored.
+    let stored: Vec<String> = redis::cmd("KEYS")
+        .arg("keys:apikey:*")
+        .query(&mut redis.connection())
+        .unwrap();
+    assert_eq!(stored, [format!("keys:apikey:{id}")]);
+
+    let app = TestApp::spawn_with(settings.clone()).await;
+    assert_eq!(create(&app, None).await.status(), 201);
+    assert_eq!(create(&app, None).await.status(), 429, "the address is out");
+    for _ in 0..3 {
+        assert_eq!(
+            create(&app, Some(&key)).await.status(),
+            201,
+            "the key has its own"
+        );
+    }
+    assert_eq!(create(&app, Some(&key)).await.status(), 429);
+    let unknown = create(&app, Some(&format!("pzk_{}", "0".repeat(64)))).await;
+    assert_problem(unknown, 401, "bad_api_key").await;
+    assert_problem(create(&app, Some("nonsense")).await, 401, "bad_api_key").await;
+
+    let out = Command::new(bin)
+        .args([
+            "keys",
+            "revoke",
+            &id,
+            "--redis",
+            &redis.url(),
+            "--redis-prefix",
+            "keys",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A replica that has not looked the key up yet refuses it at once.
+    let fresh = TestApp::spawn_with(settings).await;
+    assert_problem(create(&fresh, Some(&key)).await, 401, "bad_api_key").await;
+}
+
+#[tokio::test]
+async fn analysis_time_is_charged_as_used() {
+    let mut settings = settings_for(None, "");
+    settings.anon_quotas = quotas("analysis=150/min");
+    let app = TestApp::spawn_with(settings).await;
+    let body = json!({"game": "pillarz", "position": "00000/00o00x0/00000/00x00o0/00000 1",
+                      "limits": {"movetime_ms": 200}});
+    let first = app.post_json("/v1/analysis", &body).await;
+    assert_eq!(first.status(), 200);
+    assert!(first.headers().contains_key("ratelimit"));
+    let second = app.post_json("/v1/analysis", &body).await;
+    let retry: u64 = second.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=60).contains(&retry), "{retry}");
+    assert_problem(second, 429, "rate_limited").await;
+}
+
+#[tokio::test]
+async fn one_caller_holds_at_most_its_event_streams() {
+    let mut settings = settings_for(None, "");
+    settings.anon_quotas = quotas("streams=1");
+    // A closed stream is noticed when the server next writes to it.
+    settings.events_heartbeat = std::time::Duration::from_millis(200);
+    let app = TestApp::spawn_with(settings).await;
+    let created = create(&app, None)
+        .await
+        .json::<pillarz::api::CreatedGame>()
+        .await
+        .unwrap();
+    let path = format!("/v1/games/{}/events", created.game.id);
+    let held = app.get(&path).await;
+    assert_eq!(held.status(), 200);
+    assert_problem(app.get(&path).await, 429, "rate_limited").await;
+    drop(held);
+    // The slot comes back once the server sees the stream closed.
+    let mut status = 0;
+    for _ in 0..50 {
+        let again = app.get(&path).await;
+        status = again.status().as_u16();
+        if status == 200 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(status, 200);
+}

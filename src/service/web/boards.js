@@ -104,10 +104,10 @@ export function render(model, opts = {}) {
 function point(node, token, label, ctx, extraClass = "") {
   node.setAttribute("data-point", token);
   node.setAttribute("aria-label", label);
-  let cls = "pt " + extraClass;
+  let cls = `${node.getAttribute("class") || ""} pt ${extraClass}`;
   if (ctx.targets.has(token)) cls += " target";
   if (ctx.selected.has(token)) cls += " selected";
-  node.setAttribute("class", cls.trim());
+  node.setAttribute("class", cls.replace(/\s+/g, " ").trim());
   if (ctx.interactive && (ctx.targets.has(token) || ctx.selected.has(token))) {
     node.setAttribute("tabindex", "0");
     node.setAttribute("role", "button");

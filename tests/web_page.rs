@@ -257,6 +257,7 @@ async fn full_game_against_level_1(game: &str, variants: &[&str]) {
             phone.wait_for("document.querySelector('#game-board svg')").await;
             phone.screenshot(&dir.join(format!("{game}-phone.png"))).await;
             assert_no_errors(&phone, "the watching phone");
+            phone.close().await;
         }
     }
     let end = service.get(&format!("/v1/games/{id}")).await;
@@ -425,11 +426,13 @@ async fn set_position(page: &Page<'_>, position: &str) {
 }
 
 async fn analyse(page: &Page<'_>, limit: &str, lines: u32) -> Value {
-    page.eval(&format!(
-        "document.getElementById('an-limit').value = {}; document.getElementById('an-multipv').value = '{lines}'",
+    let set = page.eval(&format!(
+        "document.getElementById('an-limit').value = {}; document.getElementById('an-multipv').value = '{lines}'; \
+         [document.getElementById('an-limit').value, document.getElementById('an-multipv').value]",
         js(limit)
     ))
     .await;
+    assert_eq!(set, json!([limit, lines.to_string()]));
     page.eval("document.getElementById('an-lines').replaceChildren()")
         .await;
     page.click("#an-run").await;
@@ -467,7 +470,7 @@ async fn the_analysis_shows_lines_and_plays_them_step_by_step() {
     let lines = analyse(&page, "depth:4", 3).await;
     let lines = lines.as_array().unwrap();
     assert_eq!(lines.len(), 3, "{lines:?}");
-    let firsts: BTreeSet<&Value> = lines.iter().map(|l| &l[1][0]).collect();
+    let firsts: BTreeSet<String> = lines.iter().map(|l| l[1][0].to_string()).collect();
     assert_eq!(firsts.len(), 3, "three different moves");
     for l in lines {
         let score = l[0].as_str().unwrap();
@@ -534,6 +537,7 @@ async fn the_analysis_shows_lines_and_plays_them_step_by_step() {
         analyse(&phone, "depth:4", 3).await;
         phone.screenshot(&dir.join("analysis-phone.png")).await;
         assert_no_errors(&phone, "the analysis on a phone");
+        phone.close().await;
     }
 
     // Any ply of a stored game: its positions come from the game's events.
@@ -555,10 +559,16 @@ async fn the_analysis_shows_lines_and_plays_them_step_by_step() {
     }
     page.goto(&format!("{}/#analyse&from={id}&ply=2", service.base))
         .await;
+    // (A change of the fragment alone: the page routes without reloading.)
+    page.wait_for(&format!(
+        "document.getElementById('an-board').dataset.position === {}",
+        js(&positions[2])
+    ))
+    .await;
     assert_eq!(board_position(&page, 2).await, positions[2]);
     page.press("End").await;
     assert_eq!(board_position(&page, 4).await, positions[4]);
-    let lines = analyse(&page, "depth:3", 2).await;
+    let lines = analyse(&page, "depth:4", 2).await;
     assert_eq!(lines.as_array().unwrap().len(), 2);
     assert_no_errors(&page, "the analysis");
 }

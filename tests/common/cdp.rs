@@ -176,6 +176,7 @@ impl Browser {
         let page = Page {
             browser: self,
             session,
+            target: target.as_str().expect("a target id").to_string(),
         };
         for domain in ["Runtime", "Page", "Log"] {
             page.call(&format!("{domain}.enable"), json!({})).await;
@@ -235,12 +236,20 @@ fn page_error(v: &Value) -> Option<String> {
 pub struct Page<'b> {
     browser: &'b Browser,
     session: String,
+    target: String,
 }
 
 /// How long any wait may take before the test fails.
 pub const WAIT: Duration = Duration::from_secs(20);
 
 impl Page<'_> {
+    /// Closes the page (its errors stay readable).
+    pub async fn close(&self) {
+        self.browser
+            .send(None, "Target.closeTarget", json!({"targetId": self.target}))
+            .await;
+    }
+
     pub async fn call(&self, method: &str, params: Value) -> Value {
         self.browser
             .send(Some(&self.session), method, params)
@@ -298,10 +307,15 @@ impl Page<'_> {
                 return v.clone();
             }
             if start.elapsed() > WAIT {
-                let body = self.eval("document.body ? document.body.innerText : ''").await;
+                let body = self
+                    .eval("location.href + '\\n' + (document.body ? document.body.innerText : '')")
+                    .await;
+                let shot = std::env::temp_dir().join(format!("pillarz-cdp-{}.png", self.session));
+                Box::pin(self.screenshot(&shot)).await;
                 panic!(
-                    "waited {WAIT:?} for {expression}\npage errors: {:?}\npage text:\n{}",
+                    "waited {WAIT:?} for {expression}\npage errors: {:?}\nscreenshot: {}\npage text:\n{}",
                     self.errors(),
+                    shot.display(),
                     body.as_str().unwrap_or("")
                 );
             }
@@ -309,8 +323,15 @@ impl Page<'_> {
         }
     }
 
+    /// Makes this page the one in front: input events only reach the page in front, and a
+    /// page behind another one has its timers throttled.
+    async fn front(&self) {
+        self.call("Page.bringToFront", json!({})).await;
+    }
+
     /// A real mouse click at the centre of the element `selector` names (scrolled into view).
     pub async fn click(&self, selector: &str) {
+        self.front().await;
         let sel = serde_json::to_string(selector).unwrap();
         let rect = self
             .wait_for(&format!(
@@ -332,6 +353,7 @@ impl Page<'_> {
 
     /// Focuses `selector` and types `text` into it, as a keyboard would.
     pub async fn type_into(&self, selector: &str, text: &str) {
+        self.front().await;
         let sel = serde_json::to_string(selector).unwrap();
         self.wait_for(&format!(
             "(() => {{ const e = document.querySelector({sel}); if (!e) return false; \
@@ -343,6 +365,7 @@ impl Page<'_> {
 
     /// Presses one key (`ArrowRight`, `Enter`, …) on the focused element.
     pub async fn press(&self, key: &str) {
+        self.front().await;
         let code = match key {
             "Enter" => 13,
             "ArrowLeft" => 37,

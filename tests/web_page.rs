@@ -57,10 +57,7 @@ impl Service {
     }
 
     async fn post(&self, path: &str, body: Value, token: Option<&str>) -> Value {
-        let mut req = self
-            .http
-            .post(format!("{}{path}", self.base))
-            .json(&body);
+        let mut req = self.http.post(format!("{}{path}", self.base)).json(&body);
         if let Some(t) = token {
             req = req.bearer_auth(t);
         }
@@ -86,7 +83,11 @@ impl Service {
         for m in moves {
             let token = created["tokens"][&turn].as_str().unwrap();
             let after = self
-                .post(&format!("/v1/games/{id}/moves"), json!({"move": m}), Some(token))
+                .post(
+                    &format!("/v1/games/{id}/moves"),
+                    json!({"move": m}),
+                    Some(token),
+                )
                 .await;
             turn = after["turn"].as_str().unwrap().to_string();
             out.push(after["position"].as_str().unwrap().to_string());
@@ -112,7 +113,11 @@ fn clicks(game: &str, mv: &str, position: &str, variant: bool) -> Vec<String> {
     match game {
         "pillarz" if mv.contains('+') => {
             let (a, b) = mv.split_once('+').unwrap();
-            if variant { vec![s(b), s(a)] } else { vec![s(a), s(b)] }
+            if variant {
+                vec![s(b), s(a)]
+            } else {
+                vec![s(a), s(b)]
+            }
         }
         "pillarz" => mv.split(['-', '^']).map(s).collect(),
         "pilastri" => mv.split('-').map(s).collect(),
@@ -145,7 +150,10 @@ fn clicks(game: &str, mv: &str, position: &str, variant: bool) -> Vec<String> {
 
 fn assert_no_errors(page: &Page<'_>, what: &str) {
     let errors = page.errors();
-    assert!(errors.is_empty(), "{what}: the page reported errors: {errors:?}");
+    assert!(
+        errors.is_empty(),
+        "{what}: the page reported errors: {errors:?}"
+    );
 }
 
 const BOARD_STATE: &str = "(() => { const b = document.getElementById('game-board'); \
@@ -167,7 +175,8 @@ async fn full_game_against_level_1(game: &str, variants: &[&str]) {
     ))
     .await;
     for v in variants {
-        page.click(&format!("#new-variants input[value=\"{v}\"]")).await;
+        page.click(&format!("#new-variants input[value=\"{v}\"]"))
+            .await;
     }
     page.click("#new-start").await;
     let id = page
@@ -183,7 +192,10 @@ async fn full_game_against_level_1(game: &str, variants: &[&str]) {
     assert_eq!(created["game"], game);
     assert_eq!(created["engine_seats"], json!({"p2": 1}));
     assert_eq!(created["variants"], json!(variants));
-    assert!(created["clock"].is_object(), "the default time control is timed");
+    assert!(
+        created["clock"].is_object(),
+        "the default time control is timed"
+    );
 
     let mut mine = 0;
     loop {
@@ -215,10 +227,15 @@ async fn full_game_against_level_1(game: &str, variants: &[&str]) {
                 ]
             })
             .collect();
-        assert_eq!(offered, expected, "ply {ply}: the page offers the legal moves");
+        assert_eq!(
+            offered, expected,
+            "ply {ply}: the page offers the legal moves"
+        );
         if mine == 2 && game == "pillarz" {
             // The clock of the side to move ticks on the page.
-            let before = page.eval("document.getElementById('clock-p1').textContent").await;
+            let before = page
+                .eval("document.getElementById('clock-p1').textContent")
+                .await;
             page.wait_for(&format!(
                 "document.getElementById('clock-p1').textContent !== {before}"
             ))
@@ -242,20 +259,27 @@ async fn full_game_against_level_1(game: &str, variants: &[&str]) {
         ))
         .await;
         let after = service.get(&format!("/v1/games/{id}")).await;
-        assert_eq!(after["moves"][ply as usize], json!(best), "the clicks made the move");
+        assert_eq!(
+            after["moves"][ply as usize],
+            json!(best),
+            "the clicks made the move"
+        );
         mine += 1;
         assert!(mine < 400, "the game does not end");
         if mine == 4
             && let Some(dir) = screenshots()
         {
             page.wait_for(BOARD_STATE).await;
-            page.screenshot(&dir.join(format!("{game}-desktop.png"))).await;
-            let phone = browser.page(PHONE.0, PHONE.1, true).await;
-            phone
-                .goto(&format!("{}/#game={id}", service.base))
+            page.screenshot(&dir.join(format!("{game}-desktop.png")))
                 .await;
-            phone.wait_for("document.querySelector('#game-board svg')").await;
-            phone.screenshot(&dir.join(format!("{game}-phone.png"))).await;
+            let phone = browser.page(PHONE.0, PHONE.1, true).await;
+            phone.goto(&format!("{}/#game={id}", service.base)).await;
+            phone
+                .wait_for("document.querySelector('#game-board svg')")
+                .await;
+            phone
+                .screenshot(&dir.join(format!("{game}-phone.png")))
+                .await;
             assert_no_errors(&phone, "the watching phone");
             phone.close().await;
         }
@@ -333,7 +357,9 @@ async fn two_people_play_through_the_shared_link() {
     // The guest: another browser context (no shared storage), phone-sized.
     let guest = browser.page(PHONE.0, PHONE.1, true).await;
     guest.goto(&link).await;
-    guest.wait_for("document.querySelector('#game-board svg')").await;
+    guest
+        .wait_for("document.querySelector('#game-board svg')")
+        .await;
 
     for ply in 0..8u64 {
         let view = service.get(&format!("/v1/games/{id}")).await;
@@ -531,7 +557,9 @@ async fn the_analysis_shows_lines_and_plays_them_step_by_step() {
             .goto(&format!(
                 "{}/#analyse&kind=alcazar&position={}",
                 service.base,
-                "b5,c6,d7,e2,e8,f3,g4,h5 b8 h2 1 -".replace(' ', "%20").replace(',', "%2C")
+                "b5,c6,d7,e2,e8,f3,g4,h5 b8 h2 1 -"
+                    .replace(' ', "%20")
+                    .replace(',', "%2C")
             ))
             .await;
         analyse(&phone, "depth:4", 3).await;

@@ -251,9 +251,7 @@ impl Page<'_> {
     }
 
     pub async fn call(&self, method: &str, params: Value) -> Value {
-        self.browser
-            .send(Some(&self.session), method, params)
-            .await
+        self.browser.send(Some(&self.session), method, params).await
     }
 
     /// Navigates and waits until the page's script has started (`body[data-ready]`).

@@ -537,7 +537,10 @@ async function openAnalysis(params) {
       summary.textContent = "No legal move: the game is over here.";
       return;
     }
-    summary.textContent = `At ply ${s.analysedAt}: depth ${a.depth}, ${a.nodes.toLocaleString("en")} positions, ${a.time_ms} ms.`;
+    const mover = parse(s.kind, s.path[s.analysedAt].position).side;
+    summary.textContent =
+      `At ply ${s.analysedAt}, scores for ${seatName(s.kind, mover)} to move: ` +
+      `depth ${a.depth}, ${a.nodes.toLocaleString("en")} positions, ${a.time_ms} ms.`;
     $("an-lines").replaceChildren(
       ...a.lines.map((line) => {
         const li = document.createElement("li");

@@ -16,7 +16,6 @@ mod cdp;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::sync::Mutex;
 
 use cdp::{Browser, Page};
 use pillarz::service::configuration::Settings;
@@ -24,7 +23,7 @@ use pillarz::service::startup::Application;
 use serde_json::{Value, json};
 
 /// One browser at a time: the tests share a 2-core machine with the service they drive.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 const DESKTOP: (u32, u32) = (1200, 900);
 const PHONE: (u32, u32) = (390, 844);
@@ -163,7 +162,7 @@ const BOARD_STATE: &str = "(() => { const b = document.getElementById('game-boar
 /// Starts a game from the page's form against the level-1 engine and plays it to the end by
 /// clicks; returns the finished game as the API shows it.
 async fn full_game_against_level_1(game: &str, variants: &[&str]) {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = ONE_AT_A_TIME.lock().await;
     let service = Service::start().await;
     let browser = Browser::launch().await;
     let page = browser.page(DESKTOP.0, DESKTOP.1, false).await;
@@ -332,7 +331,7 @@ async fn ply_of(page: &Page<'_>) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_people_play_through_the_shared_link() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = ONE_AT_A_TIME.lock().await;
     let service = Service::start().await;
     let browser = Browser::launch().await;
     let host = browser.page(DESKTOP.0, DESKTOP.1, false).await;
@@ -477,7 +476,7 @@ async fn board_position(page: &Page<'_>, ply: usize) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_analysis_shows_lines_and_plays_them_step_by_step() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = ONE_AT_A_TIME.lock().await;
     let service = Service::start().await;
     let browser = Browser::launch().await;
     let page = browser.page(DESKTOP.0, DESKTOP.1, false).await;

@@ -228,7 +228,10 @@ async function openGame(params) {
     setTimeout(() => {
       pending = false;
       draw();
-      refreshLegal();
+      refreshLegal().catch((e) => {
+        s.legalFor = -1;
+        showError(e);
+      });
     }, 0);
   }
 

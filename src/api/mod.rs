@@ -6,6 +6,10 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+mod whole;
+
+pub use crate::rules::{GameKind, Variant};
+
 /// A seat at the table: `p1` moves first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -62,8 +66,10 @@ pub enum TerminationKind {
 #[schema(example = json!({"initial_ms": 300000, "increment_ms": 3000}))]
 pub struct TimeControl {
     /// Starting time per player, in milliseconds (1 to 86,400,000).
+    #[serde(deserialize_with = "whole::u64")]
     pub initial_ms: u64,
     /// Time added after each move, in milliseconds (0 to 3,600,000).
+    #[serde(deserialize_with = "whole::u64")]
     pub increment_ms: u64,
 }
 
@@ -72,11 +78,11 @@ pub struct TimeControl {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"game": "pillarz", "time_control": {"initial_ms": 300000, "increment_ms": 3000}}))]
 pub struct CreateGame {
-    /// `pillarz`, `pilastri`, `pyrga` or `alcazar`.
-    pub game: String,
+    /// Which game to play.
+    pub game: GameKind,
     /// Rules variants: `size-8` and `jumpers` (Pilastri only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub variants: Vec<String>,
+    pub variants: Vec<Variant>,
     /// Absent for an untimed game.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_control: Option<TimeControl>,
@@ -106,6 +112,7 @@ pub struct SeatSpec {
 #[serde(deny_unknown_fields)]
 pub struct EngineSpec {
     /// 1 (weakest) to 8 (strongest).
+    #[serde(deserialize_with = "whole::u8")]
     pub level: u8,
 }
 
@@ -140,9 +147,9 @@ pub struct GameView {
     /// The game's id (a UUID).
     pub id: String,
     /// Which game is played.
-    pub game: String,
+    pub game: GameKind,
     /// Variants in force.
-    pub variants: Vec<String>,
+    pub variants: Vec<Variant>,
     /// The position the game started from.
     pub start_position: String,
     /// The current position, in the game's notation.
@@ -267,7 +274,11 @@ pub struct SubmitMove {
     pub mv: String,
     /// If given, the move is refused with `409 stale_version` unless exactly this many moves
     /// have been played.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "whole::opt_u64"
+    )]
     pub expected_ply: Option<u64>,
 }
 
@@ -287,7 +298,7 @@ pub struct LegalMoves {
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct CatalogGame {
     /// The name used in requests.
-    pub game: String,
+    pub game: GameKind,
     /// The game's display name.
     pub title: String,
     /// The variants it accepts.
@@ -377,17 +388,21 @@ pub struct Health {
 #[schema(example = json!({"game": "pillarz", "position": "00000/00o00x0/00000/00x00o0/00000 1",
     "limits": {"movetime_ms": 500}, "multipv": 3}))]
 pub struct AnalysisRequest {
-    /// `pillarz`, `pilastri`, `pyrga` or `alcazar`.
-    pub game: String,
+    /// Which game the position is of.
+    pub game: GameKind,
     /// Rules variants (Pilastri: `size-8`, `jumpers`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub variants: Vec<String>,
+    pub variants: Vec<Variant>,
     /// The position, in the game's notation.
     pub position: String,
     /// One limit: `{"depth": N}`, `{"nodes": N}` or `{"movetime_ms": N}`; capped by the server.
     pub limits: crate::engine::Limit,
     /// How many best moves to report (default 1, at most 16).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "whole::opt_usize"
+    )]
     pub multipv: Option<usize>,
 }
 
@@ -400,7 +415,11 @@ pub struct GameAnalysisRequest {
     /// As for `POST /v1/analysis`.
     pub limits: crate::engine::Limit,
     /// How many best moves to report (default 1, at most 16).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "whole::opt_usize"
+    )]
     pub multipv: Option<usize>,
 }
 

@@ -10,7 +10,6 @@ use crate::api::{Catalog, ClockView, CreatedGame, GameView, LegalMoves, Seat, St
 use crate::client::api_client::decode;
 use crate::client::duration::{parse_clock, show_ms};
 use crate::client::{board, tokens};
-use crate::rules::GameKind;
 
 use super::CliError;
 use super::client_args::{Client, ClientArgs, block_on, print_json};
@@ -100,15 +99,10 @@ pub fn describe(view: &GameView) -> String {
         "{} game {}  (ply {}, version {})",
         view.game, view.id, view.ply, view.version
     );
-    match view.game.parse::<GameKind>() {
-        Ok(kind) => match board::render(kind, &view.variants, &view.position) {
-            Ok(text) => out.push_str(&text),
-            Err(e) => {
-                let _ = writeln!(out, "  (cannot draw the board: {e})");
-            }
-        },
+    match board::render(view.game, &view.variants, &view.position) {
+        Ok(text) => out.push_str(&text),
         Err(e) => {
-            let _ = writeln!(out, "  ({e})");
+            let _ = writeln!(out, "  (cannot draw the board: {e})");
         }
     }
     let _ = writeln!(out, "position: {}", view.position);

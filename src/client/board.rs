@@ -6,11 +6,11 @@ use crate::rules::alcazar::{self, Point, Slot};
 use crate::rules::pilastri::{self, Square as PSquare};
 use crate::rules::pillarz::{self as pz, Square};
 use crate::rules::pyrga::{self, Shape, Space};
-use crate::rules::{AnyState, GameKind, Player};
+use crate::rules::{AnyState, GameKind, Player, Variant};
 
 /// The board of `position` as lines of text.
-pub fn render(kind: GameKind, variants: &[String], position: &str) -> Result<String, String> {
-    let variants = kind.variants(variants).map_err(|e| e.to_string())?;
+pub fn render(kind: GameKind, variants: &[Variant], position: &str) -> Result<String, String> {
+    let variants = kind.with_variants(variants).map_err(|e| e.to_string())?;
     let state = AnyState::new(kind, variants, Some(position)).map_err(|e| e.to_string())?;
     Ok(match &state {
         AnyState::Pillarz(s) => pillarz_board(s.position()),

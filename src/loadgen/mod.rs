@@ -116,7 +116,7 @@ async fn player(shared: Arc<Shared>, seed: u64) {
         let game = GameKind::ALL[rng.random_range(0..GameKind::ALL.len())];
         let base = shared.target(&mut rng).to_string();
         let create = CreateGame {
-            game: game.as_str().to_string(),
+            game,
             variants: Vec::new(),
             time_control: Some(TimeControl {
                 initial_ms: 600_000,
@@ -283,7 +283,7 @@ async fn analyst(shared: Arc<Shared>, seed: u64) {
     while !shared.stop.load(Ordering::Relaxed) {
         let base = shared.target(&mut rng).to_string();
         let body = AnalysisRequest {
-            game: GameKind::Pillarz.as_str().to_string(),
+            game: GameKind::Pillarz,
             variants: Vec::new(),
             position: "00000/00o00x0/00000/00x00o0/00000 1".into(),
             limits: Limit::MovetimeMs(50),
@@ -335,8 +335,8 @@ async fn audit(shared: &Shared) -> (usize, usize, usize, usize) {
         // Every request retries with its ply's Idempotency-Key, so any stored move the players
         // did not see accepted would be a duplicate.
         duplicated += stored.len() - common;
-        let kind: GameKind = view.game.parse().expect("a known game");
-        let variants = kind.variants(&view.variants).expect("known variants");
+        let kind = view.game;
+        let variants = kind.with_variants(&view.variants).expect("known variants");
         if AnyRecord::replay(kind, variants, &view.start_position, stored).is_err() {
             illegal += 1;
         }

@@ -136,7 +136,7 @@ async fn play(
     moves: &[String],
 ) -> Result<String, String> {
     let create = CreateGame {
-        game: kind.as_str().to_string(),
+        game: kind,
         variants: Vec::new(),
         time_control: Some(TimeControl {
             initial_ms: 3_600_000,

@@ -4,8 +4,12 @@ use std::fmt;
 
 use super::game::IllegalMove;
 
-/// The four games the service plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// The four games the service plays. In JSON (and the OpenAPI document) it is the game's
+/// lowercase name, a closed set.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum GameKind {
     Pillarz,
     Pilastri,
@@ -40,9 +44,17 @@ impl GameKind {
 
     /// Checks a list of variant names against this game.
     pub fn variants<S: AsRef<str>>(self, names: &[S]) -> Result<Variants, RulesError> {
+        let list = names
+            .iter()
+            .map(|name| Variant::parse(name.as_ref()))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.with_variants(&list)
+    }
+
+    /// Checks a list of variants against this game.
+    pub fn with_variants(self, list: &[Variant]) -> Result<Variants, RulesError> {
         let mut variants = Variants::NONE;
-        for name in names {
-            let variant = Variant::parse(name.as_ref())?;
+        for &variant in list {
             if !self.supported_variants().contains(&variant) {
                 return Err(RulesError::UnsupportedVariant {
                     game: self,
@@ -78,11 +90,15 @@ impl std::str::FromStr for GameKind {
 }
 
 /// A rules variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
 pub enum Variant {
     /// Pilastri on an 8×8 board.
+    #[serde(rename = "size-8")]
     Size8,
     /// Pilastri's "High jumpers": grounded pieces may land on any stack.
+    #[serde(rename = "jumpers")]
     Jumpers,
 }
 

@@ -79,6 +79,10 @@ pub struct ServeArgs {
     /// the truth; 0 turns it off).
     #[arg(long, env = "PILLARZ_CACHE_MB", default_value_t = 64)]
     pub cache_mb: u64,
+    /// Origins whose web pages may call the API: `*` for any (no cookies are used, so this
+    /// is safe), or a comma-separated list such as `https://app.example,http://localhost:3000`.
+    #[arg(long, env = "PILLARZ_CORS_ORIGINS", default_value = "*")]
+    pub cors_origins: String,
 }
 
 /// The analysis pool's size and the caps every analysis runs under.
@@ -142,6 +146,8 @@ pub struct Settings {
     /// How far this process's clock is off the true time, in milliseconds: always 0 in
     /// service; tests set it to play a replica whose clock is wrong.
     pub clock_skew_ms: i64,
+    /// Origins allowed to call the API from a browser.
+    pub cors_origins: crate::service::cors::AllowedOrigins,
 }
 
 fn cores() -> usize {
@@ -209,6 +215,7 @@ impl Settings {
         {
             return Err("the --analysis-max-* caps must be at least 1".into());
         }
+        let cors_origins = crate::service::cors::AllowedOrigins::parse(&args.cors_origins)?;
         let engine_threads = if args.engine_threads == 0 {
             cores()
         } else {
@@ -250,6 +257,7 @@ impl Settings {
             engine_only_threads,
             cache_bytes: args.cache_mb * 1024 * 1024,
             clock_skew_ms: 0,
+            cors_origins,
         })
     }
 
@@ -282,6 +290,7 @@ impl Settings {
             engine_only_threads: 1,
             cache_bytes: 16 * 1024 * 1024,
             clock_skew_ms: 0,
+            cors_origins: crate::service::cors::AllowedOrigins::Any,
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod analysis_pool;
 pub mod body_timeout;
 pub mod cache;
 pub mod configuration;
+pub mod cors;
 pub mod domain;
 pub mod engine_seats;
 pub mod error;

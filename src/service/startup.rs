@@ -13,7 +13,7 @@ use super::configuration::{Settings, StoreSettings};
 use super::routes;
 use super::state::AppState;
 use super::store::{MemoryStore, RedisStore, Store, StoreClock, index_lifetime};
-use super::{body_timeout, engine_seats, request_id, sweeper};
+use super::{body_timeout, cors, engine_seats, request_id, sweeper};
 
 /// A bound, not yet running server, and the background work that lives as long as it: the
 /// store's change listener or expiry sweep, and the sweeper of due games.
@@ -72,11 +72,13 @@ impl Application {
         let workers = settings.workers;
         let body_limit = settings.body_limit;
         let request_timeout = settings.request_timeout;
+        let cors_origins = settings.cors_origins.clone();
         let state = web::Data::new(AppState::new(store, cache, settings, player));
         background.push(Box::pin(sweeper::run(state.clone())));
         let shutdown = state.shutdown.clone();
         let mut server = HttpServer::new(move || {
             App::new()
+                .wrap(cors::middleware(&cors_origins))
                 .wrap(from_fn(move |req, next| {
                     body_timeout::middleware(req, next, request_timeout)
                 }))

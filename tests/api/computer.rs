@@ -63,7 +63,7 @@ async fn full_games_against_each_level_1_engine() {
         let view = app.view(&id).await;
         assert!(view.result.is_some(), "{game} finished with a result");
         pillarz::rules::AnyRecord::replay(
-            view.game.parse().unwrap(),
+            view.game,
             Default::default(),
             &view.start_position,
             &view.moves,

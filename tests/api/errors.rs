@@ -109,7 +109,11 @@ async fn lookup_errors() {
         .send()
         .await
         .unwrap();
+    assert_eq!(delete.headers()["allow"], "GET");
     assert_problem(delete, 405, "method_not_allowed").await;
+    let put = app.client.put(app.url("/v1/games")).send().await.unwrap();
+    assert_eq!(put.headers()["allow"], "POST");
+    assert_problem(put, 405, "method_not_allowed").await;
     let created = app.create(json!({"game": "pillarz"})).await;
     let untimed = app
         .get(&format!("/v1/games/{}/clock", created.game.id))

@@ -292,7 +292,7 @@ async fn a_long_backlog_arrives_whole(app: &TestApp) {
     while view.ply < 150 {
         let record = pillarz::rules::AnyRecord::replay(
             kind,
-            kind.variants(&view.variants).unwrap(),
+            kind.with_variants(&view.variants).unwrap(),
             &view.start_position,
             &view.moves,
         )

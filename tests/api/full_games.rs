@@ -13,7 +13,7 @@ use crate::helpers::TestApp;
 async fn play_to_the_end(app: &TestApp, body: serde_json::Value, seed: u64) -> GameView {
     let created = app.create(body).await;
     let id = created.game.id.clone();
-    let kind: GameKind = created.game.game.parse().unwrap();
+    let kind: GameKind = created.game.game;
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut view = created.game.clone();
     while view.status == Status::Ongoing {
@@ -21,7 +21,7 @@ async fn play_to_the_end(app: &TestApp, body: serde_json::Value, seed: u64) -> G
         assert!(!moves.is_empty(), "an ongoing game has moves");
         let record = AnyRecord::replay(
             kind,
-            kind.variants(&view.variants).unwrap(),
+            kind.with_variants(&view.variants).unwrap(),
             &view.start_position,
             &view.moves,
         )
@@ -43,7 +43,7 @@ async fn play_to_the_end(app: &TestApp, body: serde_json::Value, seed: u64) -> G
     }
     let record = AnyRecord::replay(
         kind,
-        kind.variants(&view.variants).unwrap(),
+        kind.with_variants(&view.variants).unwrap(),
         &view.start_position,
         &view.moves,
     )

@@ -76,7 +76,7 @@ async fn create_from_a_position_with_variants_and_a_clock() {
         }))
         .await;
     let view = created.game;
-    assert_eq!(view.variants, ["jumpers"]);
+    assert_eq!(view.variants, [pillarz::api::Variant::Jumpers]);
     assert_eq!(view.turn, Seat::P2);
     let clock = view.clock.unwrap();
     assert_eq!(clock.initial_ms, 60000);
@@ -86,7 +86,7 @@ async fn create_from_a_position_with_variants_and_a_clock() {
     let created = app
         .create(json!({"game": "pilastri", "position": "o,x,o,x,o,x,o,x/x,o,x,o,x,o,x,o/o,x,o,x,o,x,o,x/x,o,x,o,x,o,x,o/o,x,o,x,o,x,o,x/x,o,x,o,x,o,x,o/o,x,o,x,o,x,o,x/x,o,x,o,x,o,x,o 1"}))
         .await;
-    assert_eq!(created.game.variants, ["size-8"]);
+    assert_eq!(created.game.variants, [pillarz::api::Variant::Size8]);
 }
 
 #[tokio::test]

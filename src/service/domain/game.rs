@@ -23,7 +23,7 @@ use super::time_control::ValidTimeControl;
 use crate::api::{
     ChangeKind, ClockView, GameEvent, GameResult, GameView, Seat, Status, TerminationKind,
 };
-use crate::rules::{AnyState, GameKind, Outcome, Player, Termination, Variants, Winner};
+use crate::rules::{AnyState, GameKind, Outcome, Player, Termination, Variant, Variants, Winner};
 use crate::service::error::{ApiError, ErrorCode};
 
 pub fn seat_of(player: Player) -> Seat {
@@ -72,9 +72,9 @@ fn opponent_wins(seat: Seat) -> GameResult {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct Header {
     #[serde(rename = "g")]
-    game: String,
+    game: GameKind,
     #[serde(rename = "var", default, skip_serializing_if = "Vec::is_empty")]
-    variants: Vec<String>,
+    variants: Vec<Variant>,
     #[serde(rename = "s")]
     start: String,
     /// Digests of the `p1` and `p2` tokens.
@@ -167,8 +167,8 @@ pub struct StoredGame {
 #[derive(Serialize)]
 struct ViewRef<'a> {
     id: Display<'a, GameId>,
-    game: &'a str,
-    variants: &'a [String],
+    game: GameKind,
+    variants: &'a [Variant],
     start_position: &'a str,
     position: &'a str,
     turn: Seat,
@@ -217,13 +217,8 @@ impl StoredGame {
         now: u64,
     ) -> StoredGame {
         let header = Header {
-            game: rules.kind().as_str().to_string(),
-            variants: rules
-                .variants()
-                .names()
-                .into_iter()
-                .map(String::from)
-                .collect(),
+            game: rules.kind(),
+            variants: rules.variants().iter().collect(),
             start: rules.position(),
             token_digests: [tokens[0].digest(), tokens[1].digest()],
             time_control: time_control.map(|tc| [tc.initial_ms, tc.increment_ms]),
@@ -255,9 +250,9 @@ impl StoredGame {
     pub fn decode(id: GameId, stored: &Snapshot) -> Result<StoredGame, ApiError> {
         let header: Header = serde_json::from_str(&stored.header).map_err(|e| corrupt(id, e))?;
         let live: Live = serde_json::from_str(&stored.live).map_err(|e| corrupt(id, e))?;
-        let kind: GameKind = header.game.parse().map_err(|e| corrupt(id, e))?;
+        let kind = header.game;
         let variants = kind
-            .variants(&header.variants)
+            .with_variants(&header.variants)
             .map_err(|e| corrupt(id, e))?;
         if !stored.history.len().is_multiple_of(8) {
             return Err(corrupt(id, "history is not a whole number of keys"));
@@ -743,7 +738,7 @@ impl StoredGame {
     pub fn view_json(&self, now: u64) -> String {
         let view = ViewRef {
             id: Display(&self.id),
-            game: &self.header.game,
+            game: self.header.game,
             variants: &self.header.variants,
             start_position: &self.header.start,
             position: &self.live.position,
@@ -768,7 +763,7 @@ impl StoredGame {
     pub fn view(&self, now: u64) -> GameView {
         GameView {
             id: self.id.to_string(),
-            game: self.header.game.clone(),
+            game: self.header.game,
             variants: self.header.variants.clone(),
             start_position: self.header.start.clone(),
             position: self.live.position.clone(),

@@ -6,7 +6,7 @@ use super::game_id;
 use crate::api::{AnalysisLineView, AnalysisRequest, AnalysisView, GameAnalysisRequest, Problem};
 use crate::engine::any::{Analysis, analyse};
 use crate::engine::{Limit, Params};
-use crate::rules::{AnyState, GameKind, ParseGameKindError};
+use crate::rules::AnyState;
 use crate::service::error::{ApiError, ErrorCode};
 use crate::service::games;
 use crate::service::state::AppState;
@@ -107,11 +107,8 @@ pub async fn analyse_position(
     body: web::Json<AnalysisRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let request = body.into_inner();
-    let kind: GameKind = request
-        .game
-        .parse()
-        .map_err(|e: ParseGameKindError| ApiError::new(ErrorCode::BadRequest, e.to_string()))?;
-    let variants = kind.variants(&request.variants)?;
+    let kind = request.game;
+    let variants = kind.with_variants(&request.variants)?;
     let multipv = check(request.limits, request.multipv)?;
     let rules = AnyState::new(kind, variants, Some(&request.position))?;
     run(&state, rules, request.limits, multipv).await

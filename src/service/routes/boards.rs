@@ -8,7 +8,7 @@ use utoipa::IntoParams;
 
 use super::game_id;
 use crate::api::Problem;
-use crate::rules::{AnyRecord, GameKind, ParseGameKindError};
+use crate::rules::AnyRecord;
 use crate::service::error::{ApiError, ErrorCode};
 use crate::service::games;
 use crate::service::state::AppState;
@@ -23,8 +23,8 @@ pub struct GameBoardQuery {
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct BoardQuery {
-    /// `pillarz`, `pilastri`, `pyrga` or `alcazar`.
-    game: String,
+    /// Which game the position is of.
+    game: crate::rules::GameKind,
     /// The position, in the game's notation.
     position: String,
     /// Comma-separated variants (Pilastri: `size-8`, `jumpers`).
@@ -121,10 +121,7 @@ pub async fn position_board(
     query: web::Query<BoardQuery>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let kind: GameKind = query
-        .game
-        .parse()
-        .map_err(|e: ParseGameKindError| ApiError::new(ErrorCode::BadRequest, e.to_string()))?;
+    let kind = query.game;
     let names: Vec<&str> = query
         .variants
         .as_deref()

@@ -48,7 +48,7 @@ fn entry(kind: GameKind) -> CatalogGame {
         ),
     };
     CatalogGame {
-        game: kind.as_str().into(),
+        game: kind,
         title: title.into(),
         variants: kind
             .supported_variants()

@@ -18,13 +18,6 @@ Create a game, keep the seat tokens from the answer, and send moves with \
 `Authorization: Bearer <token>`. Moves and positions use the notation of each game's rules \
 (see `GET /v1/catalog`); moves are accepted in any case and with spaces, and always answered \
 in canonical form.\n\n\
-Every error is `application/problem+json` with a stable `code`: `bad_request` (400), \
-`bad_notation` (400), `bad_position` (400), `unauthenticated` (401), `wrong_seat` (403), \
-`game_not_found` (404), `not_found` (404), `method_not_allowed` (405), `not_your_turn` (409), \
-`stale_version` (409), `game_over` (409), `payload_too_large` (413), \
-`unsupported_media_type` (415), `illegal_move` (422), `internal` (500), \
-`busy` (503, with `Retry-After`: the analysis pool is full), \
-`store_unavailable` (503, with `Retry-After`).\n\n\
 Clocks: a timed game's clock runs for the side to move from the moment the game is created; \
 a player whose time is up loses (`timeout`) as soon as any request looks at the game.\n\n\
 Computer opponents: create a game with `\"seats\": {\"p2\": {\"engine\": {\"level\": 1..8}}}` \
@@ -56,6 +49,7 @@ side moved; read the game (or its legal moves) to see them.",
         api::AnalysisRequest, api::GameAnalysisRequest, api::AnalysisView, api::AnalysisLineView,
         crate::engine::Limit, crate::engine::Score,
     )),
+    modifiers(&Contract),
     tags(
         (name = "games", description = "Games, moves and clocks"),
         (name = "analysis", description = "The engine's analysis of any position or game"),
@@ -64,6 +58,113 @@ side moved; read the game (or its legal moves) to see them.",
     )
 )]
 pub struct ApiDoc;
+
+/// What every operation shares, added to the generated document in one place so no handler
+/// can forget it: the seat-token security scheme, `405` with `Allow` on every path, the body
+/// errors (`408`, `413`, `415`) on every operation that takes a body, and the list of error
+/// codes, generated from the same table the server answers from.
+struct Contract;
+
+impl utoipa::Modify for Contract {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+        doc.components
+            .get_or_insert_with(Default::default)
+            .add_security_scheme(
+                "seat_token",
+                SecurityScheme::Http(
+                    HttpBuilder::new()
+                        .scheme(HttpAuthScheme::Bearer)
+                        .description(Some(
+                            "A seat token from the answer that created the game \
+                             (64 hex digits): `Authorization: Bearer <token>`.",
+                        ))
+                        .build(),
+                ),
+            );
+        for item in doc.paths.paths.values_mut() {
+            let allow = [
+                ("GET", item.get.is_some()),
+                ("POST", item.post.is_some()),
+                ("PUT", item.put.is_some()),
+                ("DELETE", item.delete.is_some()),
+                ("PATCH", item.patch.is_some()),
+            ]
+            .iter()
+            .filter(|(_, present)| *present)
+            .map(|(method, _)| *method)
+            .collect::<Vec<_>>()
+            .join(", ");
+            for operation in [
+                &mut item.get,
+                &mut item.post,
+                &mut item.put,
+                &mut item.delete,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                let responses = &mut operation.responses.responses;
+                responses.entry("405".into()).or_insert_with(|| {
+                    problem(
+                        "`method_not_allowed`; `Allow` lists the methods of this path",
+                        Some(&allow),
+                    )
+                });
+                if operation.request_body.is_some() {
+                    for (status, text) in [
+                        ("408", "`request_timeout`: the body did not arrive in time"),
+                        ("413", "`payload_too_large`: the body is over the limit"),
+                        (
+                            "415",
+                            "`unsupported_media_type`: send the body as `application/json`",
+                        ),
+                    ] {
+                        responses
+                            .entry(status.into())
+                            .or_insert_with(|| problem(text, None));
+                    }
+                }
+            }
+        }
+        let mut codes = String::from(
+            "\n\nEvery error is `application/problem+json` with a stable `code`; its `type` is \
+             `https://pillarz.dev/problems/<code>`, and `GET /problems/<code>` on the service \
+             explains it. The codes and their statuses:\n",
+        );
+        for (code, status) in ErrorCode::all() {
+            codes.push_str(&format!("\n- `{code}` ({status})"));
+        }
+        doc.info.description = Some(doc.info.description.take().unwrap_or_default() + &codes);
+    }
+}
+
+/// A problem+json response, with an `Allow` header when `allow` is given.
+fn problem(
+    description: &str,
+    allow: Option<&str>,
+) -> utoipa::openapi::RefOr<utoipa::openapi::response::Response> {
+    use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder, header::HeaderBuilder};
+    let mut response = ResponseBuilder::new().description(description).content(
+        crate::service::error::PROBLEM_JSON,
+        ContentBuilder::new()
+            .schema(Some(Ref::from_schema_name("Problem")))
+            .build(),
+    );
+    if let Some(allow) = allow {
+        response = response.header(
+            "Allow",
+            HeaderBuilder::new()
+                .schema(
+                    utoipa::openapi::ObjectBuilder::new()
+                        .schema_type(utoipa::openapi::schema::Type::String),
+                )
+                .description(Some(format!("`{allow}`")))
+                .build(),
+        );
+    }
+    response.build().into()
+}
 
 impl ApiDoc {
     /// The document as committed in `openapi/openapi.json`.

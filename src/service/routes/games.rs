@@ -6,7 +6,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use super::{game_id, json_with_etag, not_modified};
 use crate::api::{CreateGame, CreatedGame, GameView, Problem, Seat};
 use crate::engine::levels::Level;
-use crate::rules::{AnyState, GameKind};
+use crate::rules::AnyState;
 use crate::service::domain::{GameId, SeatToken, StoredGame, ValidTimeControl};
 use crate::service::error::{ApiError, ErrorCode};
 use crate::service::games;
@@ -33,13 +33,8 @@ pub async fn create(
     body: web::Json<CreateGame>,
 ) -> Result<HttpResponse, ApiError> {
     let request = body.into_inner();
-    let kind: GameKind = request
-        .game
-        .parse()
-        .map_err(|e: crate::rules::ParseGameKindError| {
-            ApiError::new(ErrorCode::BadRequest, e.to_string())
-        })?;
-    let variants = kind.variants(&request.variants)?;
+    let kind = request.game;
+    let variants = kind.with_variants(&request.variants)?;
     let time_control = request
         .time_control
         .map(ValidTimeControl::parse)

@@ -31,34 +31,41 @@ pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
     cfg.app_data(json)
         .app_data(query)
         .app_data(web::PayloadConfig::new(body_limit))
-        .service(resource("/v1/catalog").route(web::get().to(catalog::catalog)))
-        .service(resource("/v1/games").route(web::post().to(games::create)))
-        .service(resource("/v1/games/{id}").route(web::get().to(games::get)))
-        .service(resource("/v1/games/{id}/legal-moves").route(web::get().to(moves::legal)))
-        .service(resource("/v1/games/{id}/moves").route(web::post().to(moves::submit)))
-        .service(resource("/v1/games/{id}/resign").route(web::post().to(resign::resign)))
-        .service(resource("/v1/games/{id}/clock").route(web::get().to(clock::clock)))
-        .service(resource("/v1/games/{id}/events").route(web::get().to(events::events)))
-        .service(resource("/v1/games/{id}/board.svg").route(web::get().to(boards::game_board)))
-        .service(resource("/v1/board.svg").route(web::get().to(boards::position_board)))
-        .service(resource("/v1/games/{id}/analysis").route(web::post().to(analysis::analyse_game)))
-        .service(resource("/v1/analysis").route(web::post().to(analysis::analyse_position)))
-        .service(resource("/healthz/live").route(web::get().to(health::live)))
-        .service(resource("/healthz/ready").route(web::get().to(health::ready)))
-        .service(resource("/metrics").route(web::get().to(crate::service::metrics::scrape)))
-        .service(resource("/openapi.json").route(web::get().to(docs::openapi_json)))
-        .service(resource("/docs").route(web::get().to(docs::page)))
-        .service(resource("/docs/{file}").route(web::get().to(docs::asset)))
-        .service(resource("/").route(web::get().to(page::page)))
-        .service(resource("/web/{file}").route(web::get().to(page::asset)))
+        .service(resource("/v1/catalog", "GET").route(web::get().to(catalog::catalog)))
+        .service(resource("/v1/games", "POST").route(web::post().to(games::create)))
+        .service(resource("/v1/games/{id}", "GET").route(web::get().to(games::get)))
+        .service(resource("/v1/games/{id}/legal-moves", "GET").route(web::get().to(moves::legal)))
+        .service(resource("/v1/games/{id}/moves", "POST").route(web::post().to(moves::submit)))
+        .service(resource("/v1/games/{id}/resign", "POST").route(web::post().to(resign::resign)))
+        .service(resource("/v1/games/{id}/clock", "GET").route(web::get().to(clock::clock)))
+        .service(resource("/v1/games/{id}/events", "GET").route(web::get().to(events::events)))
+        .service(
+            resource("/v1/games/{id}/board.svg", "GET").route(web::get().to(boards::game_board)),
+        )
+        .service(resource("/v1/board.svg", "GET").route(web::get().to(boards::position_board)))
+        .service(
+            resource("/v1/games/{id}/analysis", "POST")
+                .route(web::post().to(analysis::analyse_game)),
+        )
+        .service(resource("/v1/analysis", "POST").route(web::post().to(analysis::analyse_position)))
+        .service(resource("/healthz/live", "GET").route(web::get().to(health::live)))
+        .service(resource("/healthz/ready", "GET").route(web::get().to(health::ready)))
+        .service(resource("/metrics", "GET").route(web::get().to(crate::service::metrics::scrape)))
+        .service(resource("/openapi.json", "GET").route(web::get().to(docs::openapi_json)))
+        .service(resource("/docs", "GET").route(web::get().to(docs::page)))
+        .service(resource("/docs/{file}", "GET").route(web::get().to(docs::asset)))
+        .service(resource("/", "GET").route(web::get().to(page::page)))
+        .service(resource("/web/{file}", "GET").route(web::get().to(page::asset)))
         .default_service(web::to(not_found));
 }
 
-/// A resource that answers unknown methods with `405 method_not_allowed`.
+/// A resource that answers other methods than `allow` with `405 method_not_allowed` and an
+/// `Allow` header.
 /// Each resource also labels its requests with its pattern (for the metrics), so that the
 /// request middleware need not route the request a second time to learn it.
 fn resource(
     path: &'static str,
+    allow: &'static str,
 ) -> actix_web::Resource<
     impl actix_web::dev::ServiceFactory<
         actix_web::dev::ServiceRequest,
@@ -69,7 +76,9 @@ fn resource(
     >,
 > {
     web::resource(path)
-        .default_service(web::to(method_not_allowed))
+        .default_service(web::to(move |req: HttpRequest| {
+            method_not_allowed(req, allow)
+        }))
         .wrap_fn(move |req, service| {
             use actix_web::HttpMessage;
             req.extensions_mut()
@@ -85,11 +94,18 @@ async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
     ))
 }
 
-async fn method_not_allowed(req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    Err(ApiError::new(
+async fn method_not_allowed(req: HttpRequest, allow: &'static str) -> HttpResponse {
+    let mut res = actix_web::ResponseError::error_response(&ApiError::new(
         ErrorCode::MethodNotAllowed,
-        format!("{} is not allowed on {}", req.method(), req.path()),
-    ))
+        format!(
+            "{} is not allowed on {}; use {allow}",
+            req.method(),
+            req.path()
+        ),
+    ));
+    res.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    res
 }
 
 fn json_error(err: actix_web::error::JsonPayloadError) -> ApiError {

@@ -49,11 +49,11 @@ pub async fn legal(
     tag = "games",
     params(
         ("id" = String, Path, description = "The game's UUID"),
-        ("Authorization" = String, Header, description = "`Bearer <seat token>`"),
         ("Idempotency-Key" = Option<String>, Header,
          description = "1 to 128 visible ASCII characters, chosen by the client per request: a retry of the same request by the same seat with the same key gets the first answer again (kept 24 hours); the same key with a different request is refused with `422 idempotency_key_reused`"),
     ),
     request_body = SubmitMove,
+    security(("seat_token" = [])),
     responses(
         (status = 200, description = "The move was played", body = GameView,
          headers(("ETag" = String, description = "The game's new version, quoted"))),

@@ -15,9 +15,9 @@ use crate::service::state::AppState;
     tag = "games",
     params(
         ("id" = String, Path, description = "The game's UUID"),
-        ("Authorization" = String, Header, description = "`Bearer <seat token>`"),
         ("Idempotency-Key" = Option<String>, Header, description = "As for moves (a key is scoped to the seat and the operation: a key a move used is a new key here)"),
     ),
+    security(("seat_token" = [])),
     responses(
         (status = 200, description = "The finished game", body = GameView),
         (status = 401, description = "`unauthenticated`", body = Problem, content_type = "application/problem+json"),

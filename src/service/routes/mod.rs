@@ -10,6 +10,7 @@ mod events;
 mod games;
 mod health;
 mod moves;
+mod page;
 mod resign;
 
 use actix_web::http::header::{self, HeaderValue};
@@ -84,6 +85,8 @@ pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
         .service(resource("/openapi.json", "GET", None).route(web::get().to(docs::openapi_json)))
         .service(resource("/docs", "GET", None).route(web::get().to(docs::page)))
         .service(resource("/docs/{file}", "GET", None).route(web::get().to(docs::asset)))
+        .service(resource("/", "GET", None).route(web::get().to(page::page)))
+        .service(resource("/web/{file}", "GET", None).route(web::get().to(page::asset)))
         .default_service(web::to(not_found));
 }
 

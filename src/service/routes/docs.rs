@@ -33,6 +33,7 @@ side moved; read the game (or its legal moves) to see them.",
         super::moves::submit,
         super::resign::resign,
         super::clock::clock,
+        super::record::record,
         super::events::events,
         super::boards::game_board,
         super::boards::position_board,
@@ -47,7 +48,7 @@ side moved; read the game (or its legal moves) to see them.",
         api::LegalMoves, api::Catalog, api::CatalogGame, api::CatalogVariant, api::CatalogSeat,
         api::TimeControlLimits, api::Problem, api::Health, api::SeatSpec, api::EngineSpec,
         api::AnalysisRequest, api::GameAnalysisRequest, api::AnalysisView, api::AnalysisLineView,
-        crate::engine::Limit, crate::engine::Score,
+        crate::engine::Limit, crate::engine::Score, api::GameRecord, api::RecordMove,
     )),
     modifiers(&Contract),
     tags(
@@ -170,7 +171,7 @@ impl utoipa::Modify for Contract {
         }
         let mut codes = String::from(
             "\n\nEvery error is `application/problem+json` with a stable `code`; its `type` is \
-             `https://pillarz.dev/problems/<code>`, and `GET /problems/<code>` on the service \
+             `/problems/<code>` (relative to the service), and `GET /problems/<code>` \
              explains it. The codes and their statuses:\n",
         );
         for (code, status) in ErrorCode::all() {

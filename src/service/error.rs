@@ -300,24 +300,6 @@ impl ResponseError for ApiError {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_code_is_listed_once_with_a_distinct_name() {
-        let mut names: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), ErrorCode::ALL.len());
-        // Each code's row is reachable by its name: a code missing from ALL would have a row
-        // (the match insists) that no name finds.
-        for code in ErrorCode::ALL {
-            assert_eq!(ErrorCode::from_name(code.as_str()), Some(code));
-        }
-    }
-}
-
 impl From<RulesError> for ApiError {
     fn from(e: RulesError) -> ApiError {
         let code = match &e {
@@ -353,6 +335,24 @@ impl From<StoreError> for ApiError {
                 tracing::error!(%detail, "corrupt record in the store");
                 ApiError::new(ErrorCode::Internal, "a stored game could not be read")
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_is_listed_once_with_a_distinct_name() {
+        let mut names: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ErrorCode::ALL.len());
+        // Each code's row is reachable by its name: a code missing from ALL would have a row
+        // (the match insists) that no name finds.
+        for code in ErrorCode::ALL {
+            assert_eq!(ErrorCode::from_name(code.as_str()), Some(code));
         }
     }
 }

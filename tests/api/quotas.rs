@@ -50,6 +50,24 @@ async fn replicas_count_one_callers_games_together_and_answer_429_with_headers()
     assert_eq!(refused.headers()["ratelimit"], "\"create\";r=0;t=60");
     assert_problem(refused, 429, "rate_limited").await;
 
+    // The replica that refused remembers it until Retry-After and refuses without asking
+    // Redis: with the count deleted from Redis, it still refuses while the other allows.
+    let counts: Vec<String> = redis::cmd("KEYS")
+        .arg("quota:q:create:*")
+        .query(&mut redis.connection())
+        .unwrap();
+    assert_eq!(
+        counts.len(),
+        1,
+        "one count per caller and class: {counts:?}"
+    );
+    let _: () = redis::cmd("DEL")
+        .arg(&counts[0])
+        .query(&mut redis.connection())
+        .unwrap();
+    assert_problem(create(&b, None).await, 429, "rate_limited").await;
+    assert_eq!(create(&a, None).await.status(), 201);
+
     // Other classes are counted apart: reads still pass.
     assert_eq!(a.get("/v1/catalog").await.status(), 200);
     assert!(refusals().await > before, "the refusal is counted");

@@ -204,6 +204,8 @@ pub struct Limiter {
     anonymous: Option<Quotas>,
     keys: KeyCache,
     local: LocalLimiter,
+    /// Proxies whose `X-Forwarded-For` is believed.
+    trusted_proxies: Vec<ipnet::IpNet>,
     /// Callers this replica saw refused, until their `Retry-After`.
     denials: Denials,
     /// Event streams open per caller in this replica.
@@ -269,9 +271,10 @@ impl Drop for StreamSlot {
 }
 
 impl Limiter {
-    pub fn new(anonymous: Option<Quotas>) -> Limiter {
+    pub fn new(anonymous: Option<Quotas>, trusted_proxies: Vec<ipnet::IpNet>) -> Limiter {
         Limiter {
             anonymous,
+            trusted_proxies,
             keys: KeyCache::new(),
             local: LocalLimiter::new(),
             denials: Denials::default(),
@@ -320,9 +323,8 @@ impl Limiter {
             return Ok(None);
         };
         let Some(raw) = req.headers().get(api_key::HEADER) else {
-            let address = req
-                .peer_addr()
-                .map_or_else(|| "unknown".to_string(), |a| canonical(a.ip()));
+            let address = client_address(req, &self.trusted_proxies)
+                .map_or_else(|| "unknown".to_string(), canonical);
             return Ok(Some(Caller {
                 id: format!("a:{address}"),
                 quotas: anonymous,
@@ -390,6 +392,33 @@ impl Limiter {
         }
         Ok(())
     }
+}
+
+/// The caller's address: the peer, unless the peer is a trusted proxy; then the last address
+/// of `X-Forwarded-For` (which each proxy appends to) that is not a trusted proxy — earlier
+/// entries were written by the client itself and prove nothing.
+fn client_address(req: &HttpRequest, trusted: &[ipnet::IpNet]) -> Option<IpAddr> {
+    let peer = req.peer_addr()?.ip();
+    let is_trusted = |ip: &IpAddr| trusted.iter().any(|net| net.contains(ip));
+    if !is_trusted(&peer) {
+        return Some(peer);
+    }
+    let forwarded: Vec<IpAddr> = req
+        .headers()
+        .get_all("x-forwarded-for")
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|entry| entry.trim().parse().ok())
+        .collect();
+    Some(
+        forwarded
+            .iter()
+            .rev()
+            .find(|ip| !is_trusted(ip))
+            .or(forwarded.first())
+            .copied()
+            .unwrap_or(peer),
+    )
 }
 
 /// IPv6 callers are counted per /64 (one subscriber's usual allocation), IPv4 per address.

@@ -65,7 +65,8 @@ pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
                 .route(web::get().to(clock::clock)),
         )
         .service(
-            resource("/v1/games/{id}/events", "GET", None).route(web::get().to(events::events)),
+            resource("/v1/games/{id}/events", "GET", Some(Class::Read))
+                .route(web::get().to(events::events)),
         )
         .service(
             resource("/v1/games/{id}/board.svg", "GET", Some(Class::Read))

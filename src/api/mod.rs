@@ -339,6 +339,21 @@ pub struct Catalog {
     pub games: Vec<CatalogGame>,
     /// The accepted time controls.
     pub time_controls: TimeControlLimits,
+    /// The largest analysis this service runs (larger requests are refused).
+    pub analysis_limits: AnalysisLimits,
+}
+
+/// The caps on one analysis, from the service's configuration.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct AnalysisLimits {
+    /// Largest `movetime_ms`.
+    pub max_movetime_ms: u64,
+    /// Largest `depth`.
+    pub max_depth: u32,
+    /// Largest `nodes`.
+    pub max_nodes: u64,
+    /// Largest `multipv`.
+    pub max_multipv: usize,
 }
 
 /// The time controls accepted at creation (or none, for an untimed game).

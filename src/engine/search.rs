@@ -12,6 +12,10 @@
 //! "move" there, so it proves little). A bucketed transposition table and the move history are
 //! kept by an [`Engine`] from one search to the next.
 //!
+//! In a game of bounded length ([`Searchable::plies_left`]) searched without pruning, an
+//! iteration as deep as the game can last sees every line to its end: its scores are exact, so
+//! a draw is reported as a proven [`Score::Draw`] and the search ends there.
+//!
 //! Proven results stay exact: a node that skipped a move without a proof that it loses (the
 //! moves that leave a win on the spot are proven) never reports a proven loss, pruning only
 //! ever returns heuristic bounds, and games
@@ -77,6 +81,8 @@ struct RootMove<M> {
     mv: M,
     /// Internal score (see [`super::score`]).
     score: i32,
+    /// Whether `score` is the move's value rather than a bound (it beat the window's floor).
+    exact: bool,
     pv: Vec<M>,
 }
 
@@ -512,8 +518,9 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         best
     }
 
-    /// One root move searched at `depth` against the window `(alpha, beta)`: a null window
-    /// first unless it is the first move, a full one when that beats alpha.
+    /// One root move searched at `depth` against the window `(alpha, infinity)`: a null window
+    /// first unless it is the first move, a full one when that beats alpha. The score is the
+    /// move's value when it beats alpha, else an upper bound.
     fn root_move(&mut self, child: &G, depth: i32, alpha: i32, full: bool) -> i32 {
         self.nodes += 1;
         if full || alpha == -INFINITY {
@@ -537,9 +544,14 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             !self.repeats(&child)
         });
         if root_moves.is_empty() {
+            let drawn = pos.outcome().is_some_and(|o| o.winner == Winner::Draw);
             return Report {
                 lines: Vec::new(),
-                score: Score::from_internal(terminal(pos, 0, 0)),
+                score: if drawn {
+                    Score::Draw
+                } else {
+                    Score::from_internal(terminal(pos, 0, 0))
+                },
                 depth: 0,
                 nodes: 1,
                 time_ms: params.clock.elapsed_ms(),
@@ -564,10 +576,18 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             .map(|&mv| RootMove {
                 mv,
                 score: -INFINITY,
+                exact: false,
                 pv: vec![mv],
             })
             .collect();
         let mut completed = 0;
+        // The depth from which every line reaches the end of the game (without pruning only).
+        let to_the_end = if G::SELECTIVE {
+            None
+        } else {
+            pos.plies_left()
+        };
+        let mut solved = false;
         for depth in 1..=max_depth {
             let mut this: Vec<RootMove<G::Move>> = Vec::with_capacity(ranked.len());
             for (i, rm) in ranked.iter().enumerate() {
@@ -590,6 +610,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
                 this.push(RootMove {
                     mv: rm.mv,
                     score,
+                    exact: score > alpha,
                     pv,
                 });
             }
@@ -615,6 +636,11 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             this.sort_by_key(|t| std::cmp::Reverse(t.score));
             ranked = this;
             completed = depth;
+            if to_the_end.is_some_and(|n| depth >= n) {
+                // Every line was searched to the end of the game: nothing deeper to learn.
+                solved = true;
+                break;
+            }
             // Proven lines end the search once it has looked a little past them: reductions
             // can hide a shorter win on one iteration and show it on the next.
             let all_proven = ranked[..multipv].iter().all(|t| t.score.abs() > PROVEN);
@@ -628,12 +654,18 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             ranked[0].score = pos.evaluate();
         }
         self.leave();
+        // A draw at the root scores the root side's contempt; solved, it is a proven draw.
+        let draw = -params.contempt;
         let lines: Vec<Line<G::Move>> = ranked
             .into_iter()
             .take(multipv)
             .map(|r| Line {
                 mv: r.mv,
-                score: Score::from_internal(r.score),
+                score: if solved && r.exact && r.score == draw {
+                    Score::Draw
+                } else {
+                    Score::from_internal(r.score)
+                },
                 pv: r.pv,
             })
             .collect();

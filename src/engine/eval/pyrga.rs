@@ -6,8 +6,8 @@
 
 use super::Searchable;
 use super::linear::{FeatureSink, Linear};
-use crate::rules::{Game, Player};
 use crate::rules::pyrga::{Move, Piece, Position, Shape, Space};
+use crate::rules::{Game, Player};
 
 const TIEBREAK: usize = 0;
 const IN_HAND: usize = 3;

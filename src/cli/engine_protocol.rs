@@ -209,6 +209,14 @@ mod tests {
     }
 
     #[test]
+    fn writes_every_score() {
+        assert_eq!(format_score(Score::Value(-12)), "value -12");
+        assert_eq!(format_score(Score::WinIn(5)), "win 5");
+        assert_eq!(format_score(Score::LossIn(4)), "loss 4");
+        assert_eq!(format_score(Score::Draw), "draw");
+    }
+
+    #[test]
     fn reads_bestmove_lines() {
         assert_eq!(
             parse_bestmove("bestmove b2-c3^d4 score win 3 pv b2-c3^d4"),

@@ -582,11 +582,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             .collect();
         let mut completed = 0;
         // The depth from which every line reaches the end of the game (without pruning only).
-        let to_the_end = if G::SELECTIVE {
-            None
-        } else {
-            pos.plies_left()
-        };
+        let to_the_end = if G::SELECTIVE { None } else { pos.plies_left() };
         let mut solved = false;
         for depth in 1..=max_depth {
             let mut this: Vec<RootMove<G::Move>> = Vec::with_capacity(ranked.len());

@@ -3,7 +3,7 @@
 //!
 //! Per node: a win on the spot is taken at once; a side facing a win on the spot searches only
 //! the moves that stop it, one ply deeper (the threat extension); at the horizon a threat-only
-//! quiescence resolves such threats. In games where matches showed it gains
+//! quiescence resolves such threats, and (in games that prune) tries the moves that make one. In games where matches showed it gains
 //! ([`Searchable::SELECTIVE`]), reverse futility cuts positions already far above beta off the
 //! principal variation, late quiet moves are searched with reduced depth first (late-move
 //! reductions), near the horizon late quiet moves, and quiet moves that cannot lift a hopeless
@@ -88,6 +88,10 @@ struct RootMove<M> {
 
 /// The deepest the horizon's threat search goes.
 const QUIESCENCE_PLIES: u32 = 8;
+/// In games that prune ([`Searchable::SELECTIVE`]), the horizon's first ply also tries the
+/// moves that make a threat (+70 ± 49 Elo for pillarz at 20,000 nodes, 200 games; +92 ± 71 at
+/// 50 ms, 100 games); letting the side make a second threat after a block gained less (+42).
+const THREAT_PLIES: u32 = 1;
 /// Reverse futility: a position this far above beta per remaining ply is cut.
 const FUTILITY_MARGIN: i32 = 110;
 const FUTILITY_DEPTH: i32 = 6;
@@ -279,8 +283,15 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         if pos.outcome().is_some() {
             return terminal(pos, ply, self.contempt);
         }
-        if ply >= MAX_PLY || qply >= QUIESCENCE_PLIES || !pos.threatened() {
+        if ply >= MAX_PLY || qply >= QUIESCENCE_PLIES {
             return pos.evaluate();
+        }
+        if !pos.threatened() {
+            let stand = pos.evaluate();
+            if G::SELECTIVE && qply < THREAT_PLIES && stand < beta {
+                return self.make_threats(pos, ply, alpha, beta, qply, stand);
+            }
+            return stand;
         }
         let mut moves = std::mem::take(&mut self.buffers[p]);
         moves.clear();
@@ -298,6 +309,55 @@ impl<'a, G: Searchable> Searcher<'a, G> {
                 if self.pv[p].is_empty() {
                     self.pv[p].extend([*mv, reply]);
                 }
+                continue;
+            }
+            let score = -self.quiescence(&child, ply + 1, -beta, -alpha, qply + 1);
+            if self.stopped {
+                break;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(p, *mv);
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.leave();
+        self.buffers[p] = moves;
+        if self.stopped { 0 } else { best }
+    }
+
+    /// The horizon of a side not under threat: the static evaluation ("standing pat"), or
+    /// better, a move that makes a threat, searched on by [`Searcher::quiescence`] (the
+    /// opponent must stop it: a threat that cannot be stopped, or two, wins). Never claims a
+    /// proven loss: standing pat is always there.
+    fn make_threats(
+        &mut self,
+        pos: &G,
+        ply: u32,
+        mut alpha: i32,
+        beta: i32,
+        qply: u32,
+        stand: i32,
+    ) -> i32 {
+        let p = ply as usize;
+        let mut best = stand;
+        alpha = alpha.max(stand);
+        let mut moves = std::mem::take(&mut self.buffers[p]);
+        moves.clear();
+        pos.legal_moves(&mut moves);
+        self.enter(pos.repetition_key());
+        for mv in moves.iter() {
+            if pos.move_class(mv) != 2 {
+                continue;
+            }
+            let mut child = pos.clone();
+            child.play_unchecked(mv);
+            if self.repeats(&child) {
                 continue;
             }
             let score = -self.quiescence(&child, ply + 1, -beta, -alpha, qply + 1);

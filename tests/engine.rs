@@ -113,6 +113,7 @@ fn multipv_reports_distinct_moves_best_first() {
         Score::Value(v) => i64::from(v),
         Score::WinIn(n) => 10_000_000 - i64::from(n),
         Score::LossIn(n) => -10_000_000 + i64::from(n),
+        Score::Draw => 0,
     };
     for pair in report.lines.windows(2) {
         assert!(value(pair[0].score) >= value(pair[1].score));

@@ -1,6 +1,7 @@
-//! Proven scores are never wrong. On positions from seeded random games of every game, each win
-//! or loss the engine reports is confirmed by the independent prover in `tests/common`, and a
-//! winning best move keeps the win. Alcazar positions are searched with their game's history
+//! Proven scores are never wrong. On positions from seeded random games of every game, each win,
+//! loss or draw the engine reports is confirmed by the independent prover in `tests/common`, and
+//! a winning (drawing) best move keeps the win (the draw). Late Pyrga positions are solved: the
+//! engine reports their exact result, which the prover confirms, with the shortest win. Alcazar positions are searched with their game's history
 //! (its no-repetition rule makes results depend on the path, and the engine's table with it).
 
 mod common;
@@ -8,7 +9,7 @@ mod common;
 use common::prover::forced;
 use pillarz::engine::{Caps, Engine, FrozenClock, Limit, Params, Score, Searchable, search};
 use pillarz::rules::record::Record;
-use pillarz::rules::{Game, MoveList, Variants, alcazar, pilastri, pillarz as pz, pyrga};
+use pillarz::rules::{Game, MoveList, Variants, Winner, alcazar, pilastri, pillarz as pz, pyrga};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -71,9 +72,37 @@ fn confirm_report<G: Searchable>(
             );
             true
         }
+        Score::Draw => {
+            // A draw needs a game that ends in reach: neither side can force a win, however
+            // long it tries.
+            assert!(
+                pos.plies_left().is_some_and(|n| n <= max_proof),
+                "{pos}: reported draw, but the game's end is out of reach"
+            );
+            for who in [me, me.other()] {
+                assert!(
+                    !forced(pos, who, UNBOUNDED, &mut history.to_vec()),
+                    "{pos}: reported draw, but {who} can force a win"
+                );
+            }
+            if let Some(best) = best {
+                let mut after = pos.clone();
+                after.play_unchecked(&best);
+                let mut path = history.to_vec();
+                path.push(pos.repetition_key());
+                assert!(
+                    !forced(&after, me.other(), UNBOUNDED, &mut path),
+                    "{pos}: {best} loses the draw"
+                );
+            }
+            true
+        }
         _ => false,
     }
 }
+
+/// More plies than any game that reports draws lasts (Pyrga ends within 30).
+const UNBOUNDED: u32 = 64;
 
 /// Plays `games` seeded random games; searches every position from `from_ply` on. Returns how
 /// many proven scores were confirmed.
@@ -110,6 +139,77 @@ fn pilastri_proven_scores_are_confirmed() {
 #[test]
 fn pyrga_proven_scores_are_confirmed() {
     assert!(random_games::<pyrga::Position>(12, 8, 5, 5) >= 10);
+}
+
+/// Late Pyrga positions (at most `LATE` pieces left in both hands) from seeded random games are
+/// solved within a node budget: the engine reports a proven result, the prover confirms it, a
+/// win or loss is reported at its exact distance, and a finished game's draw is a draw.
+#[test]
+fn late_pyrga_positions_are_solved_exactly() {
+    const LATE: u32 = 10;
+    let mut seen = [0; 3];
+    let mut moves = MoveList::new();
+    for seed in 0..16 {
+        let mut rng = SmallRng::seed_from_u64(1_000 + seed);
+        let mut record = Record::new(pyrga::Position::start(Variants::NONE));
+        let mut engine = Engine::<pyrga::Position>::new(16);
+        while record.outcome().is_none() {
+            let pos = record.position();
+            if pos.plies_left().is_some_and(|n| n <= LATE) {
+                let mut p = params(64);
+                p.limit = Limit::Nodes(1_000_000);
+                // One engine per game, its table kept from move to move.
+                let report = engine.search(pos, record.history(), &p);
+                assert!(
+                    report.score.is_proven(),
+                    "{pos}: {} is not solved",
+                    report.score
+                );
+                assert!(confirm_report(
+                    pos,
+                    &[],
+                    report.score,
+                    report.best(),
+                    UNBOUNDED
+                ));
+                let me = pos.turn();
+                match report.score {
+                    Score::WinIn(n) => {
+                        seen[0] += 1;
+                        assert!(
+                            !forced(pos, me, n - 1, &mut Vec::new()),
+                            "{pos}: win in {n} is not the shortest"
+                        );
+                    }
+                    Score::LossIn(n) => {
+                        seen[1] += 1;
+                        assert!(
+                            !forced(pos, me.other(), n - 1, &mut Vec::new()),
+                            "{pos}: loss in {n} is not the longest"
+                        );
+                    }
+                    _ => seen[2] += 1,
+                }
+            }
+            moves.clear();
+            record.legal_moves(&mut moves);
+            record
+                .play(moves[rng.random_range(0..moves.len())])
+                .unwrap();
+        }
+        let over = search(record.position(), record.history(), &params(4));
+        let expected = match record.outcome().expect("over").winner {
+            Winner::Draw => Score::Draw,
+            Winner::Player(p) if p == record.position().turn() => Score::WinIn(0),
+            Winner::Player(_) => Score::LossIn(0),
+        };
+        assert_eq!(over.score, expected, "{}", record.position());
+    }
+    // Wins, losses and draws all occur among these positions.
+    assert!(
+        seen.iter().all(|&n| n >= 5),
+        "wins, losses, draws: {seen:?}"
+    );
 }
 
 #[test]

@@ -80,7 +80,9 @@ pub struct BatchArgs {
 }
 
 fn show_score(v: &Value) -> String {
-    if let Some(n) = v.get("win_in") {
+    if v.as_str() == Some("draw") {
+        "draw".into()
+    } else if let Some(n) = v.get("win_in") {
         format!("win in {n}")
     } else if let Some(n) = v.get("loss_in") {
         format!("loss in {n}")

@@ -12,7 +12,7 @@
 //! quit
 //! ```
 //! The engine answers a search with `info …` lines and one
-//! `bestmove <move> score <value n | win n | loss n> depth <d> nodes <n> time <ms> pv <moves…>`
+//! `bestmove <move> score <value n | win n | loss n | draw> depth <d> nodes <n> time <ms> pv <moves…>`
 //! (`bestmove none …` when the side to move has no move), and a refused command with
 //! `error <reason>`.
 
@@ -130,12 +130,13 @@ impl std::str::FromStr for Command {
     }
 }
 
-/// A score as the protocol writes it: `value 12`, `win 5` or `loss 4`.
+/// A score as the protocol writes it: `value 12`, `win 5`, `loss 4` or `draw`.
 pub fn format_score(score: Score) -> String {
     match score {
         Score::Value(v) => format!("value {v}"),
         Score::WinIn(n) => format!("win {n}"),
         Score::LossIn(n) => format!("loss {n}"),
+        Score::Draw => "draw".to_string(),
     }
 }
 
@@ -205,6 +206,14 @@ mod tests {
             "fly".parse::<Command>(),
             Err(CommandError::Unknown("fly".into()))
         );
+    }
+
+    #[test]
+    fn writes_every_score() {
+        assert_eq!(format_score(Score::Value(-12)), "value -12");
+        assert_eq!(format_score(Score::WinIn(5)), "win 5");
+        assert_eq!(format_score(Score::LossIn(4)), "loss 4");
+        assert_eq!(format_score(Score::Draw), "draw");
     }
 
     #[test]

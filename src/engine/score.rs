@@ -1,4 +1,4 @@
-//! Scores: heuristic values, and proven wins and losses counted in plies.
+//! Scores: heuristic values, proven wins and losses counted in plies, and proven draws.
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -20,6 +20,9 @@ pub enum Score {
     WinIn(u32),
     /// The side to move loses in this many plies, whatever it does.
     LossIn(u32),
+    /// Neither side can win against best play: the search saw every line to the end of the
+    /// game (a game of bounded length, such as Pyrga, searched to its last possible ply).
+    Draw,
 }
 
 impl Score {
@@ -38,6 +41,7 @@ impl Score {
     pub fn ordinal(self) -> i64 {
         match self {
             Score::Value(v) => i64::from(v),
+            Score::Draw => 0,
             Score::WinIn(n) => i64::from(WIN) - i64::from(n),
             Score::LossIn(n) => -i64::from(WIN) + i64::from(n),
         }
@@ -54,6 +58,7 @@ impl std::fmt::Display for Score {
             Score::Value(v) => write!(f, "{v:+}"),
             Score::WinIn(n) => write!(f, "win in {n}"),
             Score::LossIn(n) => write!(f, "loss in {n}"),
+            Score::Draw => write!(f, "draw"),
         }
     }
 }

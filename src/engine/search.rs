@@ -3,7 +3,7 @@
 //!
 //! Per node: a win on the spot is taken at once; a side facing a win on the spot searches only
 //! the moves that stop it, one ply deeper (the threat extension); at the horizon a threat-only
-//! quiescence resolves such threats. In games where matches showed it gains
+//! quiescence resolves such threats, and (in games that prune) tries the moves that make one. In games where matches showed it gains
 //! ([`Searchable::SELECTIVE`]), reverse futility cuts positions already far above beta off the
 //! principal variation, late quiet moves are searched with reduced depth first (late-move
 //! reductions), near the horizon late quiet moves, and quiet moves that cannot lift a hopeless
@@ -11,6 +11,10 @@
 //! without a table move one ply shallower (internal iterative reduction). A null move was tried for pillarz and lost a match (passing is often the best
 //! "move" there, so it proves little). A bucketed transposition table and the move history are
 //! kept by an [`Engine`] from one search to the next.
+//!
+//! In a game of bounded length ([`Searchable::plies_left`]) searched without pruning, an
+//! iteration as deep as the game can last sees every line to its end: its scores are exact, so
+//! a draw is reported as a proven [`Score::Draw`] and the search ends there.
 //!
 //! Proven results stay exact: a node that skipped a move without a proof that it loses (the
 //! moves that leave a win on the spot are proven) never reports a proven loss, pruning only
@@ -77,11 +81,17 @@ struct RootMove<M> {
     mv: M,
     /// Internal score (see [`super::score`]).
     score: i32,
+    /// Whether `score` is the move's value rather than a bound (it beat the window's floor).
+    exact: bool,
     pv: Vec<M>,
 }
 
 /// The deepest the horizon's threat search goes.
 const QUIESCENCE_PLIES: u32 = 8;
+/// In games that prune ([`Searchable::SELECTIVE`]), the horizon's first ply also tries the
+/// moves that make a threat (+70 ± 49 Elo for pillarz at 20,000 nodes, 200 games; +92 ± 71 at
+/// 50 ms, 100 games); letting the side make a second threat after a block gained less (+42).
+const THREAT_PLIES: u32 = 1;
 /// Reverse futility: a position this far above beta per remaining ply is cut.
 const FUTILITY_MARGIN: i32 = 110;
 const FUTILITY_DEPTH: i32 = 6;
@@ -273,8 +283,15 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         if pos.outcome().is_some() {
             return terminal(pos, ply, self.contempt);
         }
-        if ply >= MAX_PLY || qply >= QUIESCENCE_PLIES || !pos.threatened() {
+        if ply >= MAX_PLY || qply >= QUIESCENCE_PLIES {
             return pos.evaluate();
+        }
+        if !pos.threatened() {
+            let stand = pos.evaluate();
+            if G::SELECTIVE && qply < THREAT_PLIES && stand < beta {
+                return self.make_threats(pos, ply, alpha, beta, qply, stand);
+            }
+            return stand;
         }
         let mut moves = std::mem::take(&mut self.buffers[p]);
         moves.clear();
@@ -292,6 +309,55 @@ impl<'a, G: Searchable> Searcher<'a, G> {
                 if self.pv[p].is_empty() {
                     self.pv[p].extend([*mv, reply]);
                 }
+                continue;
+            }
+            let score = -self.quiescence(&child, ply + 1, -beta, -alpha, qply + 1);
+            if self.stopped {
+                break;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(p, *mv);
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.leave();
+        self.buffers[p] = moves;
+        if self.stopped { 0 } else { best }
+    }
+
+    /// The horizon of a side not under threat: the static evaluation ("standing pat"), or
+    /// better, a move that makes a threat, searched on by [`Searcher::quiescence`] (the
+    /// opponent must stop it: a threat that cannot be stopped, or two, wins). Never claims a
+    /// proven loss: standing pat is always there.
+    fn make_threats(
+        &mut self,
+        pos: &G,
+        ply: u32,
+        mut alpha: i32,
+        beta: i32,
+        qply: u32,
+        stand: i32,
+    ) -> i32 {
+        let p = ply as usize;
+        let mut best = stand;
+        alpha = alpha.max(stand);
+        let mut moves = std::mem::take(&mut self.buffers[p]);
+        moves.clear();
+        pos.legal_moves(&mut moves);
+        self.enter(pos.repetition_key());
+        for mv in moves.iter() {
+            if pos.move_class(mv) != 2 {
+                continue;
+            }
+            let mut child = pos.clone();
+            child.play_unchecked(mv);
+            if self.repeats(&child) {
                 continue;
             }
             let score = -self.quiescence(&child, ply + 1, -beta, -alpha, qply + 1);
@@ -512,8 +578,9 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         best
     }
 
-    /// One root move searched at `depth` against the window `(alpha, beta)`: a null window
-    /// first unless it is the first move, a full one when that beats alpha.
+    /// One root move searched at `depth` against the window `(alpha, infinity)`: a null window
+    /// first unless it is the first move, a full one when that beats alpha. The score is the
+    /// move's value when it beats alpha, else an upper bound.
     fn root_move(&mut self, child: &G, depth: i32, alpha: i32, full: bool) -> i32 {
         self.nodes += 1;
         if full || alpha == -INFINITY {
@@ -537,9 +604,14 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             !self.repeats(&child)
         });
         if root_moves.is_empty() {
+            let drawn = pos.outcome().is_some_and(|o| o.winner == Winner::Draw);
             return Report {
                 lines: Vec::new(),
-                score: Score::from_internal(terminal(pos, 0, 0)),
+                score: if drawn {
+                    Score::Draw
+                } else {
+                    Score::from_internal(terminal(pos, 0, 0))
+                },
                 depth: 0,
                 nodes: 1,
                 time_ms: params.clock.elapsed_ms(),
@@ -564,10 +636,14 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             .map(|&mv| RootMove {
                 mv,
                 score: -INFINITY,
+                exact: false,
                 pv: vec![mv],
             })
             .collect();
         let mut completed = 0;
+        // The depth from which every line reaches the end of the game (without pruning only).
+        let to_the_end = if G::SELECTIVE { None } else { pos.plies_left() };
+        let mut solved = false;
         for depth in 1..=max_depth {
             let mut this: Vec<RootMove<G::Move>> = Vec::with_capacity(ranked.len());
             for (i, rm) in ranked.iter().enumerate() {
@@ -590,6 +666,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
                 this.push(RootMove {
                     mv: rm.mv,
                     score,
+                    exact: score > alpha,
                     pv,
                 });
             }
@@ -615,6 +692,11 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             this.sort_by_key(|t| std::cmp::Reverse(t.score));
             ranked = this;
             completed = depth;
+            if to_the_end.is_some_and(|n| depth >= n) {
+                // Every line was searched to the end of the game: nothing deeper to learn.
+                solved = true;
+                break;
+            }
             // Proven lines end the search once it has looked a little past them: reductions
             // can hide a shorter win on one iteration and show it on the next.
             let all_proven = ranked[..multipv].iter().all(|t| t.score.abs() > PROVEN);
@@ -628,12 +710,18 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             ranked[0].score = pos.evaluate();
         }
         self.leave();
+        // A draw at the root scores the root side's contempt; solved, it is a proven draw.
+        let draw = -params.contempt;
         let lines: Vec<Line<G::Move>> = ranked
             .into_iter()
             .take(multipv)
             .map(|r| Line {
                 mv: r.mv,
-                score: Score::from_internal(r.score),
+                score: if solved && r.exact && r.score == draw {
+                    Score::Draw
+                } else {
+                    Score::from_internal(r.score)
+                },
                 pv: r.pv,
             })
             .collect();

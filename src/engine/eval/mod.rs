@@ -37,6 +37,13 @@ pub trait Searchable: Game {
         false
     }
 
+    /// An upper bound on the plies left before the game ends, whatever is played; `None` when
+    /// the game has none. A search without pruning at least this deep sees every line to its
+    /// end, so its result is exact, draws included (see [`crate::engine::Score::Draw`]).
+    fn plies_left(&self) -> Option<u32> {
+        None
+    }
+
     /// How promising a move looks before it is searched, in classes: 2 makes a threat, 1
     /// improves (climbs, for instance), 0 the rest. Within a class the history decides.
     fn move_class(&self, _mv: &Self::Move) -> u8 {

@@ -6,8 +6,8 @@
 
 use super::Searchable;
 use super::linear::{FeatureSink, Linear};
-use crate::rules::Game;
 use crate::rules::pyrga::{Move, Piece, Position, Shape, Space};
+use crate::rules::{Game, Player};
 
 const TIEBREAK: usize = 0;
 const IN_HAND: usize = 3;
@@ -90,5 +90,15 @@ impl Searchable for Position {
 
     fn evaluate(&self) -> i32 {
         self.linear_eval()
+    }
+
+    /// Every ply places a piece from a hand, and the game ends when the side to move has none.
+    fn plies_left(&self) -> Option<u32> {
+        Some(
+            Player::BOTH
+                .into_iter()
+                .flat_map(|p| Shape::ALL.map(|s| self.in_hand(p, s)))
+                .sum(),
+        )
     }
 }

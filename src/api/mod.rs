@@ -461,7 +461,7 @@ pub struct AnalysisView {
     /// Null when the position has no legal move (the game is over).
     pub best_move: Option<String>,
     /// From the side to move's view: `{"value": v}` (heuristic), or `{"win_in": n}` /
-    /// `{"loss_in": n}` plies when proven.
+    /// `{"loss_in": n}` plies, or `"draw"`, when proven.
     pub score: crate::engine::Score,
     /// The principal variation of the best move.
     pub pv: Vec<String>,

@@ -16,6 +16,7 @@ pub enum ErrorCode {
     BadRequest,
     BadNotation,
     BadPosition,
+    BadVariant,
     EventIdAhead,
     Unauthenticated,
     BadApiKey,
@@ -39,20 +40,30 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    /// The one table from code to name, status and title.
-    const TABLE: [(ErrorCode, &'static str, u16, &'static str); 23] = [
+    /// The one table from code to name, status and title. `400` is for a request the
+    /// document already rules out (bad JSON, a value outside its schema); a request the document
+    /// allows whose content cannot be applied (a position that does not parse, a variant the game
+    /// does not have, an illegal move) is `422` (RFC 9110 §15.5.21); one that conflicts with the
+    /// game's present state is `409`.
+    const TABLE: [(ErrorCode, &'static str, u16, &'static str); 24] = [
         (ErrorCode::BadRequest, "bad_request", 400, "Bad request"),
         (
             ErrorCode::BadNotation,
             "bad_notation",
-            400,
+            422,
             "Bad move notation",
         ),
-        (ErrorCode::BadPosition, "bad_position", 400, "Bad position"),
+        (ErrorCode::BadPosition, "bad_position", 422, "Bad position"),
+        (
+            ErrorCode::BadVariant,
+            "bad_variant",
+            422,
+            "Variant not played in this game",
+        ),
         (
             ErrorCode::EventIdAhead,
             "event_id_ahead",
-            400,
+            409,
             "Last-Event-ID beyond the game's version",
         ),
         (
@@ -224,9 +235,8 @@ impl ResponseError for ApiError {
 impl From<RulesError> for ApiError {
     fn from(e: RulesError) -> ApiError {
         let code = match &e {
-            RulesError::UnknownGame(_)
-            | RulesError::UnknownVariant(_)
-            | RulesError::UnsupportedVariant { .. } => ErrorCode::BadRequest,
+            RulesError::UnknownGame(_) | RulesError::UnknownVariant(_) => ErrorCode::BadRequest,
+            RulesError::UnsupportedVariant { .. } => ErrorCode::BadVariant,
             RulesError::BadPosition { .. } => ErrorCode::BadPosition,
             RulesError::BadNotation { .. } => ErrorCode::BadNotation,
             RulesError::Illegal(IllegalMove::GameOver) => ErrorCode::GameOver,

@@ -445,9 +445,10 @@ impl utoipa::PartialSchema for LimitSchema {
             "The limit of one search: `{\"depth\": 6}`, `{\"nodes\": 100000}` or \
              `{\"movetime_ms\": 500}`, capped by the server.",
         ));
-        for (key, max, text) in whole::LIMIT_MAX {
+        for (key, max, text, title) in whole::LIMIT_MAX {
             one_of = one_of.item(
                 ObjectBuilder::new()
+                    .title(Some(title))
                     .property(
                         key,
                         ObjectBuilder::new()

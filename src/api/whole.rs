@@ -46,22 +46,26 @@ pub fn opt_usize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<us
         .transpose()
 }
 
-/// The keys of an analysis's `limits`, each with its largest value and what it means.
-pub const LIMIT_MAX: [(&str, u64, &str); 3] = [
+/// The keys of an analysis's `limits`, each with its largest value, what it means, and the
+/// title of its schema (the class name generated clients give it).
+pub const LIMIT_MAX: [(&str, u64, &str, &str); 3] = [
     (
         "depth",
         1000,
         "Search this many plies deep (deterministic).",
+        "DepthLimit",
     ),
     (
         "nodes",
         1_000_000_000_000,
         "Search about this many nodes (deterministic).",
+        "NodesLimit",
     ),
     (
         "movetime_ms",
         86_400_000,
         "Search for this many milliseconds.",
+        "MovetimeLimit",
     ),
 ];
 
@@ -76,7 +80,7 @@ pub fn limit<'de, D: Deserializer<'de>>(deserializer: D) -> Result<crate::engine
             "limits must have exactly one of depth, nodes, movetime_ms",
         ));
     };
-    let Some((_, max, _)) = LIMIT_MAX.iter().find(|(name, ..)| *name == key) else {
+    let Some((_, max, ..)) = LIMIT_MAX.iter().find(|(name, ..)| *name == key) else {
         return Err(D::Error::custom(format!(
             "unknown limit {key:?}, expected one of depth, nodes, movetime_ms"
         )));

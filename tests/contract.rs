@@ -77,9 +77,14 @@ impl Service {
             .arg("serve")
             .args(["--listen", &format!("127.0.0.1:{port}")])
             .args(["--redis", &format!("redis://127.0.0.1:{redis_port}")])
-            // No quotas: a fuzzer's burst of requests is not what quotas are tested with
-            // (tests/api/quotas.rs), and a `429` would make the run depend on timing.
-            .args(["--anon-quotas", "off"])
+            // Quotas on, as deployed (so an unknown `X-Api-Key` is `401 bad_api_key`; with
+            // `off` keys are not looked at), but too large to reach: a fuzzer's burst is not what
+            // quotas are tested with (tests/api/quotas.rs), and a `429` would make the run
+            // depend on timing.
+            .args([
+                "--anon-quotas",
+                "create=1000000/s,write=1000000/s,read=1000000/s,analysis=100000000/s,streams=10000",
+            ])
             // Analyses are capped short, and one thread plays the engine seats the fuzzer
             // creates, so the run is about the contract, not about the engine's speed.
             .args(["--analysis-max-movetime-ms", "100"])

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+mod record_text;
 mod whole;
 
 pub use crate::rules::{GameKind, Variant};
@@ -342,6 +343,21 @@ pub struct Catalog {
     pub games: Vec<CatalogGame>,
     /// The accepted time controls.
     pub time_controls: TimeControlLimits,
+    /// The largest analysis this service runs (larger requests are refused).
+    pub analysis_limits: AnalysisLimits,
+}
+
+/// The caps on one analysis, from the service's configuration.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct AnalysisLimits {
+    /// Largest `movetime_ms`.
+    pub max_movetime_ms: u64,
+    /// Largest `depth`.
+    pub max_depth: u32,
+    /// Largest `nodes`.
+    pub max_nodes: u64,
+    /// Largest `multipv`.
+    pub max_multipv: usize,
 }
 
 /// The time controls accepted at creation (or none, for an untimed game).
@@ -358,12 +374,13 @@ pub struct TimeControlLimits {
 /// An error, as `application/problem+json` (RFC 9457).
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[schema(example = json!({
-    "type": "https://pillarz.dev/problems/illegal_move", "title": "Illegal move", "status": 422,
+    "type": "/problems/illegal_move", "title": "Illegal move", "status": 422,
     "code": "illegal_move", "detail": "b2-c3^d4 is not legal here: c3 is occupied",
     "request_id": "0f0e4f7a-2b1d-4a39-8a36-1f6fb2a9d0c1"
 }))]
 pub struct Problem {
-    /// A URI naming the kind of problem.
+    /// A URI reference naming the kind of problem: `/problems/<code>`, relative to the
+    /// service, where a page explains it.
     #[serde(rename = "type")]
     pub kind: String,
     /// A short summary of the problem kind.
@@ -505,4 +522,62 @@ pub struct AnalysisView {
     pub nodes: u64,
     /// Time spent, in milliseconds.
     pub time_ms: u64,
+}
+
+/// A game's record: everything needed to replay and archive it (`GET /v1/games/{id}/record`).
+/// Its `position` can start a new game (`POST /v1/games` with `position`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({
+    "id": "7b0d5c8e-3f51-4a8e-9a8c-2c1a0e3f9d11", "game": "pillarz", "variants": [],
+    "created_at": 1_764_571_234_567_u64,
+    "time_control": {"initial_ms": 300000, "increment_ms": 3000},
+    "start_position": "00000/00000/00000/00000/00000 1",
+    "moves": [{"ply": 1, "seat": "p1", "move": "b1+d1", "at": 1_764_571_236_000_u64,
+               "remaining_ms": {"p1": 301567, "p2": 300000}}],
+    "position": "00000/00000/00000/00000/00x00x0 2", "status": "ongoing",
+    "result": null, "termination": null, "ended_at": null, "ended_by": null
+}))]
+pub struct GameRecord {
+    /// The game's id (a UUID).
+    pub id: String,
+    /// Which game.
+    pub game: GameKind,
+    /// Variants in force.
+    pub variants: Vec<Variant>,
+    /// When the game was created, in epoch milliseconds.
+    pub created_at: u64,
+    /// Null for an untimed game.
+    pub time_control: Option<TimeControl>,
+    /// The position the game started from.
+    pub start_position: String,
+    /// Every move, in order.
+    pub moves: Vec<RecordMove>,
+    /// The position after the last move.
+    pub position: String,
+    /// `ongoing` or `finished`.
+    pub status: Status,
+    /// Set when the game is finished.
+    pub result: Option<GameResult>,
+    /// Set when the game is finished.
+    pub termination: Option<TerminationKind>,
+    /// When the game ended, in epoch milliseconds.
+    pub ended_at: Option<u64>,
+    /// The seat that resigned or ran out of time (null for other endings).
+    pub ended_by: Option<Seat>,
+}
+
+/// One move of a record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct RecordMove {
+    /// 1 for the first move.
+    pub ply: u64,
+    /// Who played it.
+    pub seat: Seat,
+    /// The move, canonically.
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// When it was played, in epoch milliseconds.
+    pub at: u64,
+    /// Both clocks right after it (null when untimed).
+    pub remaining_ms: Option<BTreeMap<Seat, u64>>,
 }

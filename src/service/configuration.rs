@@ -92,6 +92,11 @@ pub struct ServeArgs {
         default_value = "create=60/min,write=20/s,read=100/s,analysis=60000/min,streams=16"
     )]
     pub anon_quotas: String,
+    /// Proxies (comma-separated addresses or CIDRs, e.g. an ingress's pod network) whose
+    /// `X-Forwarded-For` is believed: a caller's address is then the last one in that header
+    /// that is not such a proxy. Without it, the caller is the connection's peer.
+    #[arg(long, env = "PILLARZ_TRUSTED_PROXIES", default_value = "")]
+    pub trusted_proxies: String,
 }
 
 /// The analysis pool's size and the caps every analysis runs under.
@@ -159,6 +164,8 @@ pub struct Settings {
     pub cors_origins: crate::service::cors::AllowedOrigins,
     /// Anonymous callers' quotas; `None`: no quotas.
     pub anon_quotas: Option<crate::service::quota::Quotas>,
+    /// Proxies whose `X-Forwarded-For` names the caller.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
 }
 
 fn cores() -> usize {
@@ -237,6 +244,17 @@ impl Settings {
                 .map_err(|e| format!("--anon-quotas: {e}"))?,
             ),
         };
+        let trusted_proxies = args
+            .trusted_proxies
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                p.parse::<ipnet::IpNet>()
+                    .or_else(|_| p.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+                    .map_err(|_| format!("--trusted-proxies {p:?}: not an address or a CIDR"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let engine_threads = if args.engine_threads == 0 {
             cores()
         } else {
@@ -280,6 +298,7 @@ impl Settings {
             clock_skew_ms: 0,
             cors_origins,
             anon_quotas,
+            trusted_proxies,
         })
     }
 
@@ -314,6 +333,7 @@ impl Settings {
             clock_skew_ms: 0,
             cors_origins: crate::service::cors::AllowedOrigins::Any,
             anon_quotas: None,
+            trusted_proxies: Vec::new(),
         }
     }
 }

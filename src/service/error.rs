@@ -10,7 +10,8 @@ use crate::rules::{IllegalMove, RulesError};
 
 use super::store::StoreError;
 
-/// The stable error codes. Adding one means adding its row to [`ErrorCode::TABLE`].
+/// The stable error codes. Adding one means adding its row to [`ErrorCode::row`] (the compiler
+/// insists) and to [`ErrorCode::ALL`] (a test insists).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorCode {
     BadRequest,
@@ -40,122 +41,191 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    /// The one table from code to name, status and title. `400` is for a request the
-    /// document already rules out (bad JSON, a value outside its schema); a request the document
-    /// allows whose content cannot be applied (a position that does not parse, a variant the game
-    /// does not have, an illegal move) is `422` (RFC 9110 §15.5.21); one that conflicts with the
-    /// game's present state is `409`.
-    const TABLE: [(ErrorCode, &'static str, u16, &'static str); 24] = [
-        (ErrorCode::BadRequest, "bad_request", 400, "Bad request"),
-        (
-            ErrorCode::BadNotation,
-            "bad_notation",
-            422,
-            "Bad move notation",
-        ),
-        (ErrorCode::BadPosition, "bad_position", 422, "Bad position"),
-        (
-            ErrorCode::BadVariant,
-            "bad_variant",
-            422,
-            "Variant not played in this game",
-        ),
-        (
-            ErrorCode::EventIdAhead,
-            "event_id_ahead",
-            409,
-            "Last-Event-ID beyond the game's version",
-        ),
-        (
-            ErrorCode::Unauthenticated,
-            "unauthenticated",
-            401,
-            "Unauthenticated",
-        ),
-        (
-            ErrorCode::BadApiKey,
-            "bad_api_key",
-            401,
-            "Unknown or malformed API key",
-        ),
-        (
-            ErrorCode::WrongSeat,
-            "wrong_seat",
-            403,
-            "Not a seat of this game",
-        ),
-        (
-            ErrorCode::GameNotFound,
-            "game_not_found",
-            404,
-            "Game not found",
-        ),
-        (ErrorCode::NotFound, "not_found", 404, "Not found"),
-        (
-            ErrorCode::MethodNotAllowed,
-            "method_not_allowed",
-            405,
-            "Method not allowed",
-        ),
-        (
-            ErrorCode::RequestTimeout,
-            "request_timeout",
-            408,
-            "Request timeout",
-        ),
-        (
-            ErrorCode::NotYourTurn,
-            "not_your_turn",
-            409,
-            "Not your turn",
-        ),
-        (
-            ErrorCode::StaleVersion,
-            "stale_version",
-            409,
-            "Stale version",
-        ),
-        (ErrorCode::GameOver, "game_over", 409, "Game over"),
-        (
-            ErrorCode::PayloadTooLarge,
-            "payload_too_large",
-            413,
-            "Payload too large",
-        ),
-        (
-            ErrorCode::UnsupportedMediaType,
-            "unsupported_media_type",
-            415,
-            "Unsupported media type",
-        ),
-        (ErrorCode::IllegalMove, "illegal_move", 422, "Illegal move"),
-        (
-            ErrorCode::IdempotencyKeyReused,
-            "idempotency_key_reused",
-            422,
-            "Idempotency-Key reused with a different request",
-        ),
-        (ErrorCode::RateLimited, "rate_limited", 429, "Over quota"),
-        (ErrorCode::Busy, "busy", 503, "Busy"),
-        (
-            ErrorCode::StoreUnavailable,
-            "store_unavailable",
-            503,
-            "Store unavailable",
-        ),
-        (ErrorCode::StoreFull, "store_full", 503, "Store full"),
-        (ErrorCode::Internal, "internal", 500, "Internal error"),
+    /// Every code, for the documentation and the `/problems` pages.
+    pub const ALL: [ErrorCode; 24] = [
+        ErrorCode::BadRequest,
+        ErrorCode::BadNotation,
+        ErrorCode::BadPosition,
+        ErrorCode::BadVariant,
+        ErrorCode::EventIdAhead,
+        ErrorCode::Unauthenticated,
+        ErrorCode::BadApiKey,
+        ErrorCode::WrongSeat,
+        ErrorCode::GameNotFound,
+        ErrorCode::NotFound,
+        ErrorCode::MethodNotAllowed,
+        ErrorCode::RequestTimeout,
+        ErrorCode::NotYourTurn,
+        ErrorCode::StaleVersion,
+        ErrorCode::GameOver,
+        ErrorCode::PayloadTooLarge,
+        ErrorCode::UnsupportedMediaType,
+        ErrorCode::IllegalMove,
+        ErrorCode::IdempotencyKeyReused,
+        ErrorCode::RateLimited,
+        ErrorCode::Busy,
+        ErrorCode::StoreUnavailable,
+        ErrorCode::StoreFull,
+        ErrorCode::Internal,
     ];
 
-    fn row(self) -> (&'static str, u16, &'static str) {
-        let (_, name, status, title) = Self::TABLE
-            .iter()
-            .find(|(code, ..)| *code == self)
-            .expect("every code has a row");
-        (name, *status, title)
+    /// The one table: name, status, title and what a client should do. A `match`, so a new
+    /// code without its row does not compile. `400` is for a request the document already rules
+    /// out (bad JSON, a value outside its schema); a request the document allows whose content
+    /// cannot be applied (a position that does not parse, a variant the game does not have, an
+    /// illegal move) is `422` (RFC 9110 §15.5.21); one at odds with the game's present state is
+    /// `409`.
+    const fn row(self) -> (&'static str, u16, &'static str, &'static str) {
+        use ErrorCode as E;
+        match self {
+            E::BadRequest => (
+                "bad_request",
+                400,
+                "Bad request",
+                "The request is malformed: bad JSON, an unknown field, a value out of range, a bad header. The detail names the part; fix it and send again.",
+            ),
+            E::BadNotation => (
+                "bad_notation",
+                422,
+                "Bad move notation",
+                "The move is not written in the game's notation (see GET /v1/catalog for each game's move notation).",
+            ),
+            E::BadPosition => (
+                "bad_position",
+                422,
+                "Bad position",
+                "The position is not a valid position of the game in its notation, or breaks its rules.",
+            ),
+            E::BadVariant => (
+                "bad_variant",
+                422,
+                "Variant not played in this game",
+                "The game does not have this variant (see GET /v1/catalog for each game's variants).",
+            ),
+            E::EventIdAhead => (
+                "event_id_ahead",
+                409,
+                "Last-Event-ID beyond the game's version",
+                "Last-Event-ID names a version the game has not reached: send the last version you received, or none.",
+            ),
+            E::Unauthenticated => (
+                "unauthenticated",
+                401,
+                "Unauthenticated",
+                "This operation needs a seat token: Authorization: Bearer <token>, from the answer that created the game.",
+            ),
+            E::BadApiKey => (
+                "bad_api_key",
+                401,
+                "Unknown or malformed API key",
+                "X-Api-Key is not a key this service knows (or it was revoked). Send a valid key, or none to be counted by your address.",
+            ),
+            E::WrongSeat => (
+                "wrong_seat",
+                403,
+                "Not a seat of this game",
+                "The seat token belongs to no seat of this game.",
+            ),
+            E::GameNotFound => (
+                "game_not_found",
+                404,
+                "Game not found",
+                "No game has this id: it never existed, or it expired (unfinished games after their idle time, finished ones after their retention).",
+            ),
+            E::NotFound => (
+                "not_found",
+                404,
+                "Not found",
+                "Nothing is at this path (or the game has no such part, e.g. the clock of an untimed game).",
+            ),
+            E::MethodNotAllowed => (
+                "method_not_allowed",
+                405,
+                "Method not allowed",
+                "This path does not take this method; the Allow header lists the ones it takes.",
+            ),
+            E::RequestTimeout => (
+                "request_timeout",
+                408,
+                "Request timeout",
+                "The request's body did not arrive in time. Send it again, all at once.",
+            ),
+            E::NotYourTurn => (
+                "not_your_turn",
+                409,
+                "Not your turn",
+                "The other seat is to move. Wait for its move (follow the events stream) and try again.",
+            ),
+            E::StaleVersion => (
+                "stale_version",
+                409,
+                "Stale version",
+                "expected_ply does not match the game any more: someone moved first. Read the game and decide again.",
+            ),
+            E::GameOver => (
+                "game_over",
+                409,
+                "Game over",
+                "The game is finished; nothing can be played or resigned any more.",
+            ),
+            E::PayloadTooLarge => (
+                "payload_too_large",
+                413,
+                "Payload too large",
+                "The body is larger than the service accepts (--body-limit).",
+            ),
+            E::UnsupportedMediaType => (
+                "unsupported_media_type",
+                415,
+                "Unsupported media type",
+                "Send the body as JSON, with Content-Type: application/json.",
+            ),
+            E::IllegalMove => (
+                "illegal_move",
+                422,
+                "Illegal move",
+                "The move is well written but not legal in this position; GET legal-moves lists the legal ones.",
+            ),
+            E::IdempotencyKeyReused => (
+                "idempotency_key_reused",
+                422,
+                "Idempotency-Key reused with a different request",
+                "This Idempotency-Key was used by this seat for a different request. Use a new key for a new request.",
+            ),
+            E::RateLimited => (
+                "rate_limited",
+                429,
+                "Over quota",
+                "The caller (its API key, or its address) is over a quota. Wait for Retry-After seconds; RateLimit and RateLimit-Policy say how much is left.",
+            ),
+            E::Busy => (
+                "busy",
+                503,
+                "Busy",
+                "The service is at its capacity for this kind of work (analysis pool, event streams). Try again after Retry-After seconds.",
+            ),
+            E::StoreUnavailable => (
+                "store_unavailable",
+                503,
+                "Store unavailable",
+                "The game store did not answer. Nothing was changed unless the request is repeated with the same Idempotency-Key; retry after Retry-After seconds.",
+            ),
+            E::StoreFull => (
+                "store_full",
+                503,
+                "Store full",
+                "The embedded store holds its maximum of games; new games can be made once some expire.",
+            ),
+            E::Internal => (
+                "internal",
+                500,
+                "Internal error",
+                "A fault of the service (for example an unreadable stored game). Quote the request id when you report it.",
+            ),
+        }
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         self.row().0
     }
 
@@ -163,15 +233,25 @@ impl ErrorCode {
         StatusCode::from_u16(self.row().1).expect("valid status")
     }
 
-    pub fn title(self) -> &'static str {
+    pub const fn title(self) -> &'static str {
         self.row().2
+    }
+
+    /// What the code means and what a client should do about it.
+    pub const fn explanation(self) -> &'static str {
+        self.row().3
+    }
+
+    /// The code with this name.
+    pub fn from_name(name: &str) -> Option<ErrorCode> {
+        Self::ALL.into_iter().find(|code| code.as_str() == name)
     }
 
     /// Every code with its status, for the documentation.
     pub fn all() -> impl Iterator<Item = (&'static str, u16)> {
-        Self::TABLE
-            .iter()
-            .map(|(_, name, status, _)| (*name, *status))
+        Self::ALL
+            .into_iter()
+            .map(|code| (code.as_str(), code.row().1))
     }
 }
 
@@ -200,7 +280,7 @@ impl ApiError {
 
     pub fn problem(&self) -> Problem {
         Problem {
-            kind: format!("https://pillarz.dev/problems/{}", self.code.as_str()),
+            kind: format!("/problems/{}", self.code.as_str()),
             title: self.code.title().to_string(),
             status: self.code.status().as_u16(),
             code: self.code.as_str().to_string(),
@@ -266,6 +346,24 @@ impl From<StoreError> for ApiError {
                 tracing::error!(%detail, "corrupt record in the store");
                 ApiError::new(ErrorCode::Internal, "a stored game could not be read")
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_is_listed_once_with_a_distinct_name() {
+        let mut names: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ErrorCode::ALL.len());
+        // Each code's row is reachable by its name: a code missing from ALL would have a row
+        // (the match insists) that no name finds.
+        for code in ErrorCode::ALL {
+            assert_eq!(ErrorCode::from_name(code.as_str()), Some(code));
         }
     }
 }

@@ -41,7 +41,10 @@ impl AppState {
                 settings.engine_only_threads,
                 player,
             ),
-            quotas: super::quota::Limiter::new(settings.anon_quotas),
+            quotas: super::quota::Limiter::new(
+                settings.anon_quotas,
+                settings.trusted_proxies.clone(),
+            ),
             event_streams: std::sync::Arc::new(Semaphore::new(settings.max_event_streams)),
             settings,
             replica: uuid::Uuid::new_v4().to_string(),

@@ -210,3 +210,42 @@ async fn every_answer_carries_a_request_id_header() {
     let body = assert_problem(err, 404, "game_not_found").await;
     assert_eq!(body["request_id"], header);
 }
+
+#[tokio::test]
+async fn problem_types_resolve_to_a_page_on_the_service() {
+    let app = TestApp::spawn_in_memory().await;
+    let missing = app
+        .get("/v1/games/6a3e7f3a-0000-4000-8000-000000000000")
+        .await;
+    let body = assert_problem(missing, 404, "game_not_found").await;
+    let kind = body["type"].as_str().unwrap();
+    assert_eq!(kind, "/problems/game_not_found");
+    let page = app.get(kind).await;
+    assert_eq!(page.status(), 200);
+    assert!(
+        page.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let html = page.text().await.unwrap();
+    assert!(
+        html.contains("<code>game_not_found</code>") && html.contains("404"),
+        "{html}"
+    );
+
+    let index = app.get("/problems").await.text().await.unwrap();
+    for code in pillarz::service::error::ErrorCode::ALL {
+        assert!(
+            index.contains(&format!("/problems/{}", code.as_str())),
+            "{index}"
+        );
+        assert_eq!(
+            app.get(&format!("/problems/{}", code.as_str()))
+                .await
+                .status(),
+            200
+        );
+    }
+    assert_problem(app.get("/problems/no_such_code").await, 404, "not_found").await;
+}

@@ -23,6 +23,10 @@ async fn catalog_lists_the_four_games_with_their_start_positions() {
     );
     assert_eq!(catalog.games[3].seats[0].name, "Red");
     assert!(catalog.time_controls.max_initial_ms > catalog.time_controls.min_initial_ms);
+    // The analysis caps are the service's configuration (Settings::for_tests).
+    assert_eq!(catalog.analysis_limits.max_movetime_ms, 5000);
+    assert_eq!(catalog.analysis_limits.max_depth, 32);
+    assert_eq!(catalog.analysis_limits.max_multipv, 16);
 }
 
 #[tokio::test]

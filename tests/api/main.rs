@@ -18,6 +18,7 @@ mod limits;
 mod metrics;
 mod move_limit;
 mod quotas;
+mod records;
 mod redis_faults;
 mod secrets;
 mod storage;

@@ -50,6 +50,24 @@ async fn replicas_count_one_callers_games_together_and_answer_429_with_headers()
     assert_eq!(refused.headers()["ratelimit"], "\"create\";r=0;t=60");
     assert_problem(refused, 429, "rate_limited").await;
 
+    // The replica that refused remembers it until Retry-After and refuses without asking
+    // Redis: with the count deleted from Redis, it still refuses while the other allows.
+    let counts: Vec<String> = redis::cmd("KEYS")
+        .arg("quota:q:create:*")
+        .query(&mut redis.connection())
+        .unwrap();
+    assert_eq!(
+        counts.len(),
+        1,
+        "one count per caller and class: {counts:?}"
+    );
+    let _: () = redis::cmd("DEL")
+        .arg(&counts[0])
+        .query(&mut redis.connection())
+        .unwrap();
+    assert_problem(create(&b, None).await, 429, "rate_limited").await;
+    assert_eq!(create(&a, None).await.status(), 201);
+
     // Other classes are counted apart: reads still pass.
     assert_eq!(a.get("/v1/catalog").await.status(), 200);
     assert!(refusals().await > before, "the refusal is counted");
@@ -221,4 +239,37 @@ async fn one_caller_holds_at_most_its_event_streams() {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     assert_eq!(status, 200);
+}
+
+async fn create_from(app: &TestApp, forwarded_for: &str) -> u16 {
+    app.client
+        .post(app.url("/v1/games"))
+        .header("x-forwarded-for", forwarded_for)
+        .json(&json!({"game": "pillarz"}))
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_the_caller_is_the_last_address_it_did_not_write() {
+    let mut settings = settings_for(None, "");
+    settings.anon_quotas = quotas("create=1/min");
+    settings.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
+    let app = TestApp::spawn_with(settings).await;
+    assert_eq!(create_from(&app, "10.0.0.1").await, 201);
+    assert_eq!(create_from(&app, "10.0.0.1").await, 429);
+    assert_eq!(create_from(&app, "10.0.0.2").await, 201, "another client");
+    // A client cannot escape its count by writing addresses of its own in front.
+    assert_eq!(create_from(&app, "6.6.6.6, 10.0.0.3").await, 201);
+    assert_eq!(create_from(&app, "7.7.7.7, 10.0.0.3").await, 429);
+
+    // Without trusted proxies the header proves nothing: the peer is the caller.
+    let mut settings = settings_for(None, "");
+    settings.anon_quotas = quotas("create=1/min");
+    let direct = TestApp::spawn_with(settings).await;
+    assert_eq!(create_from(&direct, "10.0.0.1").await, 201);
+    assert_eq!(create_from(&direct, "10.0.0.2").await, 429);
 }

@@ -204,8 +204,52 @@ pub struct Limiter {
     anonymous: Option<Quotas>,
     keys: KeyCache,
     local: LocalLimiter,
+    /// Proxies whose `X-Forwarded-For` is believed.
+    trusted_proxies: Vec<ipnet::IpNet>,
+    /// Callers this replica saw refused, until their `Retry-After`.
+    denials: Denials,
     /// Event streams open per caller in this replica.
     streams: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>>,
+}
+
+/// Refusals this replica answered, remembered until their `Retry-After`, so that a caller
+/// hammering past its quota costs neither a store round trip nor the work it asks for.
+/// Bounded: when full, expired entries go, and if none has expired the table starts over
+/// (the store still refuses; only the shortcut is lost).
+#[derive(Default)]
+struct Denials {
+    until: std::sync::Mutex<std::collections::HashMap<(String, &'static str), std::time::Instant>>,
+}
+
+impl Denials {
+    const CAPACITY: usize = 10_000;
+
+    fn check(&self, caller: &str, class: Class) -> Option<Decision> {
+        let until = self.until.lock().expect("denials lock");
+        let at = *until.get(&(caller.to_string(), class.name()))?;
+        let left = at.checked_duration_since(std::time::Instant::now())?;
+        Some(Decision {
+            allowed: false,
+            remaining: 0,
+            reset_us: left.as_micros() as u64,
+            retry_after_us: left.as_micros() as u64,
+        })
+    }
+
+    fn remember(&self, caller: &str, class: Class, decision: &Decision) {
+        let now = std::time::Instant::now();
+        let mut until = self.until.lock().expect("denials lock");
+        if until.len() >= Self::CAPACITY {
+            until.retain(|_, at| *at > now);
+            if until.len() >= Self::CAPACITY {
+                until.clear();
+            }
+        }
+        until.insert(
+            (caller.to_string(), class.name()),
+            now + std::time::Duration::from_micros(decision.retry_after_us),
+        );
+    }
 }
 
 /// A caller's place among its `streams`, given back when dropped (when the stream ends).
@@ -227,11 +271,13 @@ impl Drop for StreamSlot {
 }
 
 impl Limiter {
-    pub fn new(anonymous: Option<Quotas>) -> Limiter {
+    pub fn new(anonymous: Option<Quotas>, trusted_proxies: Vec<ipnet::IpNet>) -> Limiter {
         Limiter {
             anonymous,
+            trusted_proxies,
             keys: KeyCache::new(),
             local: LocalLimiter::new(),
+            denials: Denials::default(),
             streams: Default::default(),
         }
     }
@@ -277,9 +323,8 @@ impl Limiter {
             return Ok(None);
         };
         let Some(raw) = req.headers().get(api_key::HEADER) else {
-            let address = req
-                .peer_addr()
-                .map_or_else(|| "unknown".to_string(), |a| canonical(a.ip()));
+            let address = client_address(req, &self.trusted_proxies)
+                .map_or_else(|| "unknown".to_string(), canonical);
             return Ok(Some(Caller {
                 id: format!("a:{address}"),
                 quotas: anonymous,
@@ -349,6 +394,33 @@ impl Limiter {
     }
 }
 
+/// The caller's address: the peer, unless the peer is a trusted proxy; then the last address
+/// of `X-Forwarded-For` (which each proxy appends to) that is not a trusted proxy — earlier
+/// entries were written by the client itself and prove nothing.
+fn client_address(req: &HttpRequest, trusted: &[ipnet::IpNet]) -> Option<IpAddr> {
+    let peer = req.peer_addr()?.ip();
+    let is_trusted = |ip: &IpAddr| trusted.iter().any(|net| net.contains(ip));
+    if !is_trusted(&peer) {
+        return Some(peer);
+    }
+    let forwarded: Vec<IpAddr> = req
+        .headers()
+        .get_all("x-forwarded-for")
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|entry| entry.trim().parse().ok())
+        .collect();
+    Some(
+        forwarded
+            .iter()
+            .rev()
+            .find(|ip| !is_trusted(ip))
+            .or(forwarded.first())
+            .copied()
+            .unwrap_or(peer),
+    )
+}
+
 /// IPv6 callers are counted per /64 (one subscriber's usual allocation), IPv4 per address.
 fn canonical(ip: IpAddr) -> String {
     match ip {
@@ -396,36 +468,8 @@ pub struct Admission {
     pub headers: Vec<(HeaderName, HeaderValue)>,
 }
 
-/// Checks `class` for `req`: the admission, or the `429` (or `401`) to answer instead.
-pub async fn admit(
-    state: &AppState,
-    req: &HttpRequest,
-    class: Class,
-    cost: u64,
-) -> Result<Admission, HttpResponse> {
-    let limiter = &state.quotas;
-    let caller = match limiter.caller(&state.store, req).await {
-        Ok(Some(caller)) => caller,
-        Ok(None) => {
-            return Ok(Admission {
-                caller: None,
-                headers: Vec::new(),
-            });
-        }
-        Err(e) => return Err(e.error_response()),
-    };
-    let decision = match limiter.spend(&state.store, &caller, class, cost).await {
-        Ok(decision) => decision,
-        Err(e) => return Err(e.error_response()),
-    };
-    let rate = caller.quotas.rate(class);
-    let headers = headers(class, rate, &decision);
-    if decision.allowed {
-        return Ok(Admission {
-            caller: Some(caller),
-            headers: headers.into(),
-        });
-    }
+/// The `429` for a refusal of `class`.
+fn refusal(class: Class, rate: Rate, decision: &Decision) -> HttpResponse {
     super::metrics::METRICS
         .rate_limited
         .with_label_values(&[class.name()])
@@ -442,13 +486,78 @@ pub async fn admit(
     );
     error.retry_after = Some(decision.retry_after_us.div_ceil(SECOND).max(1) as u32);
     let mut response = error.error_response();
-    for (name, value) in headers {
+    for (name, value) in headers(class, rate, decision) {
         response.headers_mut().insert(name, value);
     }
-    Err(response)
+    response
+}
+
+/// Who `req` is, and whether this replica already knows it is over its `class` quota (then
+/// the `429`, answered without asking the store).
+async fn identify(
+    state: &AppState,
+    req: &HttpRequest,
+    class: Class,
+) -> Result<Option<Caller>, HttpResponse> {
+    let limiter = &state.quotas;
+    let caller = limiter
+        .caller(&state.store, req)
+        .await
+        .map_err(|e| e.error_response())?;
+    if let Some(caller) = &caller
+        && let Some(decision) = limiter.denials.check(&caller.id, class)
+    {
+        return Err(refusal(class, caller.quotas.rate(class), &decision));
+    }
+    Ok(caller)
+}
+
+/// Spends `cost` of `caller`'s `class`: the headers for the answer, or the `429`.
+async fn spend(
+    state: &AppState,
+    caller: &Caller,
+    class: Class,
+    cost: u64,
+) -> Result<Vec<(HeaderName, HeaderValue)>, HttpResponse> {
+    let limiter = &state.quotas;
+    let decision = limiter
+        .spend(&state.store, caller, class, cost)
+        .await
+        .map_err(|e| e.error_response())?;
+    let rate = caller.quotas.rate(class);
+    if decision.allowed {
+        return Ok(headers(class, rate, &decision).into());
+    }
+    limiter.denials.remember(&caller.id, class, &decision);
+    Err(refusal(class, rate, &decision))
+}
+
+/// Checks `class` for `req`: the admission, or the `429` (or `401`) to answer instead.
+pub async fn admit(
+    state: &AppState,
+    req: &HttpRequest,
+    class: Class,
+    cost: u64,
+) -> Result<Admission, HttpResponse> {
+    let Some(caller) = identify(state, req, class).await? else {
+        return Ok(Admission {
+            caller: None,
+            headers: Vec::new(),
+        });
+    };
+    let headers = spend(state, &caller, class, cost).await?;
+    Ok(Admission {
+        caller: Some(caller),
+        headers,
+    })
 }
 
 /// Middleware of a resource whose requests count as `class` (`None`: not counted).
+///
+/// A read is served while its quota is checked (both take one round trip, so a read still
+/// costs one round trip of latency), and its answer is replaced by the `429` if the check
+/// refuses; a caller this replica saw refused is refused at once, without being served, until
+/// its `Retry-After`. Creations and writes are checked first: a `429` means nothing happened.
 pub async fn middleware(
     req: ServiceRequest,
     next: Next<impl MessageBody>,
@@ -461,15 +570,31 @@ pub async fn middleware(
         .app_data::<web::Data<AppState>>()
         .expect("the app state is registered")
         .clone();
-    match admit(&state, req.request(), class, 1).await {
-        Ok(admission) => {
-            let mut res = next.call(req).await?;
-            for (name, value) in admission.headers {
+    let http = req.request().clone();
+    let caller = match identify(&state, &http, class).await {
+        Ok(Some(caller)) => caller,
+        Ok(None) => return Ok(next.call(req).await?.map_into_left_body()),
+        Err(refused) => return Ok(req.into_response(refused).map_into_right_body()),
+    };
+    let (spent, res) = if class == Class::Read {
+        let (spent, res) =
+            futures_util::future::join(spend(&state, &caller, class, 1), next.call(req)).await;
+        (spent, res?)
+    } else {
+        match spend(&state, &caller, class, 1).await {
+            Ok(headers) => (Ok(headers), next.call(req).await?),
+            Err(refused) => return Ok(req.into_response(refused).map_into_right_body()),
+        }
+    };
+    match spent {
+        Ok(headers) => {
+            let mut res = res;
+            for (name, value) in headers {
                 res.headers_mut().insert(name, value);
             }
             Ok(res.map_into_left_body())
         }
-        Err(refusal) => Ok(req.into_response(refusal).map_into_right_body()),
+        Err(refused) => Ok(ServiceResponse::new(http, refused).map_into_right_body()),
     }
 }
 

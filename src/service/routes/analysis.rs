@@ -14,7 +14,7 @@ use crate::service::state::AppState;
 use crate::wall_clock::WallClock;
 
 /// Most lines a request may ask for.
-const MAX_MULTIPV: usize = 16;
+pub const MAX_MULTIPV: usize = 16;
 
 fn view(a: Analysis) -> AnalysisView {
     AnalysisView {

@@ -1,10 +1,13 @@
 //! `GET /v1/catalog`: what the service plays.
 
-use actix_web::HttpResponse;
+use actix_web::{HttpResponse, web};
 
-use crate::api::{Catalog, CatalogGame, CatalogSeat, CatalogVariant, Seat, TimeControlLimits};
+use crate::api::{
+    AnalysisLimits, Catalog, CatalogGame, CatalogSeat, CatalogVariant, Seat, TimeControlLimits,
+};
 use crate::rules::{AnyRecord, GameKind, Variant, Variants};
 use crate::service::domain::{MAX_INCREMENT_MS, MAX_INITIAL_MS, MIN_INITIAL_MS};
+use crate::service::state::AppState;
 
 fn seats(p1: (&str, &str), p2: (&str, &str)) -> Vec<CatalogSeat> {
     [(Seat::P1, p1), (Seat::P2, p2)]
@@ -70,20 +73,28 @@ fn entry(kind: GameKind) -> CatalogGame {
     }
 }
 
-/// The games, their variants, seats and notation, and the accepted time controls.
+/// The games, their variants, seats and notation, the accepted time controls and the
+/// largest analysis the service runs.
 #[utoipa::path(
     get,
     path = "/v1/catalog",
     tag = "games",
     responses((status = 200, description = "The catalog", body = Catalog))
 )]
-pub async fn catalog() -> HttpResponse {
+pub async fn catalog(state: web::Data<AppState>) -> HttpResponse {
+    let caps = state.settings.analysis.caps;
     HttpResponse::Ok().json(Catalog {
         games: GameKind::ALL.into_iter().map(entry).collect(),
         time_controls: TimeControlLimits {
             min_initial_ms: MIN_INITIAL_MS,
             max_initial_ms: MAX_INITIAL_MS,
             max_increment_ms: MAX_INCREMENT_MS,
+        },
+        analysis_limits: AnalysisLimits {
+            max_movetime_ms: caps.max_time_ms,
+            max_depth: caps.max_depth,
+            max_nodes: caps.max_nodes,
+            max_multipv: super::analysis::MAX_MULTIPV,
         },
     })
 }

@@ -33,6 +33,7 @@ side moved; read the game (or its legal moves) to see them.",
         super::moves::submit,
         super::resign::resign,
         super::clock::clock,
+        super::record::record,
         super::events::events,
         super::boards::game_board,
         super::boards::position_board,
@@ -45,9 +46,10 @@ side moved; read the game (or its legal moves) to see them.",
         api::Seat, api::Status, api::GameResult, api::TerminationKind, api::TimeControl,
         api::CreateGame, api::ClockView, api::GameView, api::CreatedGame, api::SubmitMove,
         api::LegalMoves, api::Catalog, api::CatalogGame, api::CatalogVariant, api::CatalogSeat,
-        api::TimeControlLimits, api::Problem, api::Health, api::SeatSpec, api::EngineSpec,
+        api::TimeControlLimits, api::AnalysisLimits, api::Problem, api::Health, api::SeatSpec, api::EngineSpec,
         api::AnalysisRequest, api::GameAnalysisRequest, api::AnalysisView, api::AnalysisLineView,
         api::LimitSchema, crate::engine::Score, api::GameEvent, api::StreamLine,
+        api::GameRecord, api::RecordMove,
     )),
     modifiers(&Contract),
     tags(
@@ -173,7 +175,7 @@ impl utoipa::Modify for Contract {
         creation_links(doc);
         let mut codes = String::from(
             "\n\nEvery error is `application/problem+json` with a stable `code`; its `type` is \
-             `https://pillarz.dev/problems/<code>`, and `GET /problems/<code>` on the service \
+             `/problems/<code>` (relative to the service), and `GET /problems/<code>` \
              explains it. The codes and their statuses:\n",
         );
         for (code, status) in ErrorCode::all() {

@@ -11,6 +11,8 @@ mod games;
 mod health;
 mod moves;
 mod page;
+mod problems;
+mod record;
 mod resign;
 
 use actix_web::http::header::{self, HeaderValue};
@@ -55,11 +57,16 @@ pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
                 .route(web::post().to(resign::resign)),
         )
         .service(
+            resource("/v1/games/{id}/record", "GET", Some(Class::Read))
+                .route(web::get().to(record::record)),
+        )
+        .service(
             resource("/v1/games/{id}/clock", "GET", Some(Class::Read))
                 .route(web::get().to(clock::clock)),
         )
         .service(
-            resource("/v1/games/{id}/events", "GET", None).route(web::get().to(events::events)),
+            resource("/v1/games/{id}/events", "GET", Some(Class::Read))
+                .route(web::get().to(events::events)),
         )
         .service(
             resource("/v1/games/{id}/board.svg", "GET", Some(Class::Read))
@@ -85,6 +92,8 @@ pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
         .service(resource("/openapi.json", "GET", None).route(web::get().to(docs::openapi_json)))
         .service(resource("/docs", "GET", None).route(web::get().to(docs::page)))
         .service(resource("/docs/{file}", "GET", None).route(web::get().to(docs::asset)))
+        .service(resource("/problems", "GET", None).route(web::get().to(problems::index)))
+        .service(resource("/problems/{code}", "GET", None).route(web::get().to(problems::problem)))
         .service(resource("/", "GET", None).route(web::get().to(page::page)))
         .service(resource("/web/{file}", "GET", None).route(web::get().to(page::asset)))
         .default_service(web::to(not_found));

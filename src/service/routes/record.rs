@@ -1,0 +1,137 @@
+//! `GET /v1/games/{id}/record`: a game's record, built from its event log (which keeps every
+//! change, with its time and the clocks after it, for as long as the game lives).
+
+use std::collections::BTreeMap;
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, web};
+
+use super::game_id;
+use crate::api::{GameRecord, Problem, RecordMove, Seat, TimeControl};
+use crate::rules::AnyState;
+use crate::service::domain::{Event, seat_of};
+use crate::service::error::{ApiError, ErrorCode};
+use crate::service::games;
+use crate::service::state::AppState;
+
+/// Events read from the store at once while building a record.
+const PAGE: usize = 512;
+
+/// A game's record: variants, start, every move with its ply, time and the clocks after it,
+/// the result and how it ended. JSON by default; `Accept: text/plain` gives the same record as
+/// text (tags, then numbered moves) that a person can read and archive. The record's
+/// `position` starts a new game from where this one stands (`POST /v1/games`, `position`).
+/// Available until the game expires.
+#[utoipa::path(
+    get,
+    path = "/v1/games/{id}/record",
+    tag = "games",
+    params(("id" = String, Path, description = "The game's UUID")),
+    responses(
+        (status = 200, description = "The record (`text/plain` with `Accept: text/plain`)",
+         content((GameRecord = "application/json"), (String = "text/plain"))),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn record(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&path)?;
+    let (loaded, now) = games::read(&state, id).await?;
+    let game = &loaded.game;
+    let key = id.to_string();
+    let incomplete = || ApiError::new(ErrorCode::Internal, "the game's event log is incomplete");
+
+    // The log up to the version read, so the record matches that game exactly.
+    let mut events = Vec::new();
+    let mut after = 0;
+    while after < game.version() {
+        let page = state.store.events_after(&key, after, PAGE).await?;
+        if page.is_empty() {
+            return Err(incomplete());
+        }
+        for (version, line) in page {
+            if version > game.version() {
+                break;
+            }
+            if version != after + 1 {
+                return Err(incomplete());
+            }
+            events.push(game.decode_event(version, &line).ok_or_else(incomplete)?);
+            after = version;
+        }
+    }
+
+    let start = AnyState::new(game.kind(), game.variants(), Some(game.start_position()))
+        .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?;
+    let first = seat_of(start.turn());
+    let clocks =
+        |c: Option<[u64; 2]>| c.map(|[p1, p2]| BTreeMap::from([(Seat::P1, p1), (Seat::P2, p2)]));
+    let mut moves = Vec::new();
+    let (mut ended_at, mut ended_by) = (None, None);
+    for event in &events {
+        match event {
+            Event::Created { .. } => {}
+            Event::Moved {
+                at,
+                ply,
+                mv,
+                clocks: after_move,
+                end,
+            } => {
+                let seat = match (first, ply % 2 == 1) {
+                    (seat, true) => seat,
+                    (Seat::P1, false) => Seat::P2,
+                    (Seat::P2, false) => Seat::P1,
+                };
+                moves.push(RecordMove {
+                    ply: *ply,
+                    seat,
+                    mv: mv.clone(),
+                    at: *at,
+                    remaining_ms: clocks(*after_move),
+                });
+                if end.is_some() {
+                    ended_at = Some(*at);
+                }
+            }
+            Event::Resigned { at, seat, .. } | Event::TimedOut { at, seat } => {
+                ended_at = Some(*at);
+                ended_by = Some(*seat);
+            }
+        }
+    }
+    let record = GameRecord {
+        id: key,
+        game: game.kind(),
+        variants: game.variants().iter().collect(),
+        created_at: game.created_at(),
+        time_control: game.clock_view(now).map(|c| TimeControl {
+            initial_ms: c.initial_ms,
+            increment_ms: c.increment_ms,
+        }),
+        start_position: game.start_position().to_string(),
+        moves,
+        position: game.rules().position(),
+        status: game.status(),
+        result: game.result(),
+        termination: game.termination(),
+        ended_at: ended_at.filter(|_| game.is_finished()),
+        ended_by,
+    };
+    let wants_text = req
+        .headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/plain") && !accept.contains("json"));
+    Ok(if wants_text {
+        HttpResponse::Ok()
+            .content_type("text/plain; charset=utf-8")
+            .body(record.to_text())
+    } else {
+        HttpResponse::Ok().json(record)
+    })
+}

@@ -64,13 +64,16 @@ pub enum TerminationKind {
 /// A Fischer time control: every player starts with `initial_ms` and gains `increment_ms`
 /// after each of their moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 #[schema(example = json!({"initial_ms": 300000, "increment_ms": 3000}))]
 pub struct TimeControl {
     /// Starting time per player, in milliseconds (1 to 86,400,000).
     #[serde(deserialize_with = "whole::u64")]
+    #[schema(minimum = 1, maximum = 86_400_000)]
     pub initial_ms: u64,
     /// Time added after each move, in milliseconds (0 to 3,600,000).
     #[serde(deserialize_with = "whole::u64")]
+    #[schema(minimum = 0, maximum = 3_600_000)]
     pub increment_ms: u64,
 }
 
@@ -114,6 +117,7 @@ pub struct SeatSpec {
 pub struct EngineSpec {
     /// 1 (weakest) to 8 (strongest).
     #[serde(deserialize_with = "whole::u8")]
+    #[schema(minimum = 1, maximum = 8)]
     pub level: u8,
 }
 
@@ -413,6 +417,8 @@ pub struct AnalysisRequest {
     /// The position, in the game's notation.
     pub position: String,
     /// One limit: `{"depth": N}`, `{"nodes": N}` or `{"movetime_ms": N}`; capped by the server.
+    #[serde(deserialize_with = "whole::limit")]
+    #[schema(value_type = LimitSchema)]
     pub limits: crate::engine::Limit,
     /// How many best moves to report (default 1, at most 16).
     #[serde(
@@ -420,6 +426,7 @@ pub struct AnalysisRequest {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "whole::opt_usize"
     )]
+    #[schema(minimum = 1, maximum = 16)]
     pub multipv: Option<usize>,
 }
 
@@ -430,6 +437,8 @@ pub struct AnalysisRequest {
 #[schema(example = json!({"limits": {"depth": 6}, "multipv": 2}))]
 pub struct GameAnalysisRequest {
     /// As for `POST /v1/analysis`.
+    #[serde(deserialize_with = "whole::limit")]
+    #[schema(value_type = LimitSchema)]
     pub limits: crate::engine::Limit,
     /// How many best moves to report (default 1, at most 16).
     #[serde(
@@ -437,7 +446,47 @@ pub struct GameAnalysisRequest {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "whole::opt_usize"
     )]
+    #[schema(minimum = 1, maximum = 16)]
     pub multipv: Option<usize>,
+}
+
+/// The schema of an analysis's `limits` (a [`crate::engine::Limit`]): exactly one of the three
+/// keys, each a whole number from 1 to its maximum ([`whole::LIMIT_MAX`]); the server then caps
+/// it by its own `--analysis-max-…` settings.
+pub struct LimitSchema;
+
+impl utoipa::PartialSchema for LimitSchema {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, OneOfBuilder, Type};
+        let mut one_of = OneOfBuilder::new().description(Some(
+            "The limit of one search: `{\"depth\": 6}`, `{\"nodes\": 100000}` or \
+             `{\"movetime_ms\": 500}`, capped by the server.",
+        ));
+        for (key, max, text, title) in whole::LIMIT_MAX {
+            one_of = one_of.item(
+                ObjectBuilder::new()
+                    .title(Some(title))
+                    .property(
+                        key,
+                        ObjectBuilder::new()
+                            .schema_type(Type::Integer)
+                            .minimum(Some(1usize))
+                            .maximum(Some(max as usize))
+                            .description(Some(text)),
+                    )
+                    .required(key)
+                    .additional_properties(Some(AdditionalProperties::FreeForm(false)))
+                    .description(Some(text)),
+            );
+        }
+        utoipa::openapi::schema::Schema::OneOf(one_of.build()).into()
+    }
+}
+
+impl ToSchema for LimitSchema {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "Limit".into()
+    }
 }
 
 /// One of the best moves.

@@ -46,6 +46,58 @@ pub fn opt_usize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<us
         .transpose()
 }
 
+/// The keys of an analysis's `limits`, each with its largest value, what it means, and the
+/// title of its schema (the class name generated clients give it).
+pub const LIMIT_MAX: [(&str, u64, &str, &str); 3] = [
+    (
+        "depth",
+        1000,
+        "Search this many plies deep (deterministic).",
+        "DepthLimit",
+    ),
+    (
+        "nodes",
+        1_000_000_000_000,
+        "Search about this many nodes (deterministic).",
+        "NodesLimit",
+    ),
+    (
+        "movetime_ms",
+        86_400_000,
+        "Search for this many milliseconds.",
+        "MovetimeLimit",
+    ),
+];
+
+/// For `#[serde(deserialize_with = "whole::limit")]`: exactly one of `depth`, `nodes`,
+/// `movetime_ms`, a whole number from 1 to its maximum in [`LIMIT_MAX`].
+pub fn limit<'de, D: Deserializer<'de>>(deserializer: D) -> Result<crate::engine::Limit, D::Error> {
+    use crate::engine::Limit;
+    let object = serde_json::Map::<String, serde_json::Value>::deserialize(deserializer)?;
+    let mut entries = object.into_iter();
+    let (Some((key, value)), None) = (entries.next(), entries.next()) else {
+        return Err(D::Error::custom(
+            "limits must have exactly one of depth, nodes, movetime_ms",
+        ));
+    };
+    let Some((_, max, ..)) = LIMIT_MAX.iter().find(|(name, ..)| *name == key) else {
+        return Err(D::Error::custom(format!(
+            "unknown limit {key:?}, expected one of depth, nodes, movetime_ms"
+        )));
+    };
+    let n = whole(value).map_err(D::Error::custom)?;
+    if !(1..=*max).contains(&n) {
+        return Err(D::Error::custom(format!(
+            "limits.{key} must be between 1 and {max}, not {n}"
+        )));
+    }
+    Ok(match key.as_str() {
+        "depth" => Limit::Depth(n as u32),
+        "nodes" => Limit::Nodes(n),
+        _ => Limit::MovetimeMs(n),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #[derive(serde::Deserialize, Debug)]
@@ -58,6 +110,42 @@ mod tests {
 
     fn parse(json: &str) -> Result<Probe, serde_json::Error> {
         serde_json::from_str(json)
+    }
+
+    #[derive(serde::Deserialize, Debug)]
+    struct Limits {
+        #[serde(deserialize_with = "super::limit")]
+        limits: crate::engine::Limit,
+    }
+
+    #[test]
+    fn limits_are_one_whole_number_in_range() {
+        use crate::engine::Limit;
+        let limit = |json: &str| serde_json::from_str::<Limits>(json).map(|l| l.limits);
+        assert_eq!(
+            limit(r#"{"limits": {"depth": 7.0}}"#).unwrap(),
+            Limit::Depth(7)
+        );
+        assert_eq!(
+            limit(r#"{"limits": {"nodes": 5}}"#).unwrap(),
+            Limit::Nodes(5)
+        );
+        assert_eq!(
+            limit(r#"{"limits": {"movetime_ms": 86400000}}"#).unwrap(),
+            Limit::MovetimeMs(86_400_000)
+        );
+        for bad in [
+            r#"{"limits": {}}"#,
+            r#"{"limits": {"depth": 0}}"#,
+            r#"{"limits": {"depth": 1001}}"#,
+            r#"{"limits": {"movetime_ms": 9223372036854775808}}"#,
+            r#"{"limits": {"depth": 2, "nodes": 5}}"#,
+            r#"{"limits": {"": false, "depth": 7}}"#,
+            r#"{"limits": {"plies": 2}}"#,
+            r#"{"limits": {"depth": null}}"#,
+        ] {
+            assert!(limit(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub enum ErrorCode {
     BadRequest,
     BadNotation,
     BadPosition,
+    BadVariant,
     EventIdAhead,
     Unauthenticated,
     BadApiKey,
@@ -41,10 +42,11 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, for the documentation and the `/problems` pages.
-    pub const ALL: [ErrorCode; 23] = [
+    pub const ALL: [ErrorCode; 24] = [
         ErrorCode::BadRequest,
         ErrorCode::BadNotation,
         ErrorCode::BadPosition,
+        ErrorCode::BadVariant,
         ErrorCode::EventIdAhead,
         ErrorCode::Unauthenticated,
         ErrorCode::BadApiKey,
@@ -68,7 +70,11 @@ impl ErrorCode {
     ];
 
     /// The one table: name, status, title and what a client should do. A `match`, so a new
-    /// code without its row does not compile.
+    /// code without its row does not compile. `400` is for a request the document already rules
+    /// out (bad JSON, a value outside its schema); a request the document allows whose content
+    /// cannot be applied (a position that does not parse, a variant the game does not have, an
+    /// illegal move) is `422` (RFC 9110 §15.5.21); one at odds with the game's present state is
+    /// `409`.
     const fn row(self) -> (&'static str, u16, &'static str, &'static str) {
         use ErrorCode as E;
         match self {
@@ -80,19 +86,25 @@ impl ErrorCode {
             ),
             E::BadNotation => (
                 "bad_notation",
-                400,
+                422,
                 "Bad move notation",
                 "The move is not written in the game's notation (see GET /v1/catalog for each game's move notation).",
             ),
             E::BadPosition => (
                 "bad_position",
-                400,
+                422,
                 "Bad position",
                 "The position is not a valid position of the game in its notation, or breaks its rules.",
             ),
+            E::BadVariant => (
+                "bad_variant",
+                422,
+                "Variant not played in this game",
+                "The game does not have this variant (see GET /v1/catalog for each game's variants).",
+            ),
             E::EventIdAhead => (
                 "event_id_ahead",
-                400,
+                409,
                 "Last-Event-ID beyond the game's version",
                 "Last-Event-ID names a version the game has not reached: send the last version you received, or none.",
             ),
@@ -303,9 +315,8 @@ impl ResponseError for ApiError {
 impl From<RulesError> for ApiError {
     fn from(e: RulesError) -> ApiError {
         let code = match &e {
-            RulesError::UnknownGame(_)
-            | RulesError::UnknownVariant(_)
-            | RulesError::UnsupportedVariant { .. } => ErrorCode::BadRequest,
+            RulesError::UnknownGame(_) | RulesError::UnknownVariant(_) => ErrorCode::BadRequest,
+            RulesError::UnsupportedVariant { .. } => ErrorCode::BadVariant,
             RulesError::BadPosition { .. } => ErrorCode::BadPosition,
             RulesError::BadNotation { .. } => ErrorCode::BadNotation,
             RulesError::Illegal(IllegalMove::GameOver) => ErrorCode::GameOver,

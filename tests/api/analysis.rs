@@ -114,10 +114,6 @@ async fn bad_analysis_requests() {
             "bad_request",
         ),
         (
-            json!({"game": "alcazar", "position": "b5 b8", "limits": {"depth": 2}}),
-            "bad_position",
-        ),
-        (
             json!({"game": "alcazar", "position": start, "limits": {"depth": 0}}),
             "bad_request",
         ),
@@ -142,6 +138,14 @@ async fn bad_analysis_requests() {
     for (body, code) in cases {
         assert_problem(app.post_json("/v1/analysis", &body).await, 400, code).await;
     }
+    // Well formed, but the position does not parse: the content cannot be applied.
+    let bad_position = json!({"game": "alcazar", "position": "b5 b8", "limits": {"depth": 2}});
+    assert_problem(
+        app.post_json("/v1/analysis", &bad_position).await,
+        422,
+        "bad_position",
+    )
+    .await;
     let missing = app
         .post_json(
             "/v1/games/6a3e7f3a-0000-4000-8000-000000000000/analysis",

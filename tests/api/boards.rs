@@ -44,8 +44,8 @@ async fn game_and_position_boards() {
     assert_ne!(first, svg);
     assert_problem(
         app.get(&format!("/v1/games/{id}/board.svg?ply=9")).await,
-        400,
-        "bad_request",
+        404,
+        "not_found",
     )
     .await;
     assert_problem(
@@ -78,7 +78,7 @@ async fn game_and_position_boards() {
         .send()
         .await
         .unwrap();
-    assert_problem(bad, 400, "bad_position").await;
+    assert_problem(bad, 422, "bad_position").await;
     assert_problem(
         app.get("/v1/board.svg?game=alcazar").await,
         400,

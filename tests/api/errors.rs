@@ -17,8 +17,8 @@ async fn creation_errors() {
         ),
         (
             json!({"game": "pillarz", "variants": ["jumpers"]}),
-            400,
-            "bad_request",
+            422,
+            "bad_variant",
         ),
         (
             json!({"game": "pillarz", "time_control": {"initial_ms": 0, "increment_ms": 0}}),
@@ -37,17 +37,17 @@ async fn creation_errors() {
         ),
         (
             json!({"game": "pillarz", "position": "00000/00000 1"}),
-            400,
+            422,
             "bad_position",
         ),
         (
             json!({"game": "pyrga", "position": "-,-,-,-/-,-,-,-/-,S,-,-/-,-,-,- 1 Sb2"}),
-            400,
+            422,
             "bad_position",
         ),
         (
             json!({"game": "alcazar", "position": "b5,c6,d7,e2,e8,f3,g4,h5 b8 b8 1 -"}),
-            400,
+            422,
             "bad_position",
         ),
         (json!({"game": 7}), 400, "bad_request"),
@@ -118,7 +118,12 @@ async fn lookup_errors() {
     let untimed = app
         .get(&format!("/v1/games/{}/clock", created.game.id))
         .await;
-    assert_problem(untimed, 404, "not_found").await;
+    // An untimed game has no clock: `null`, as the game's `clock`.
+    assert_eq!(untimed.status(), 200);
+    assert_eq!(
+        untimed.json::<serde_json::Value>().await.unwrap(),
+        json!(null)
+    );
 }
 
 #[tokio::test]
@@ -144,7 +149,7 @@ async fn move_errors() {
     let foreign = app.play(id, &other.tokens[&Seat::P1], "a1+b1").await;
     assert_problem(foreign, 403, "wrong_seat").await;
     assert_problem(app.play(id, p2, "a1+b1").await, 409, "not_your_turn").await;
-    let bad = assert_problem(app.play(id, p1, "z9+a1").await, 400, "bad_notation").await;
+    let bad = assert_problem(app.play(id, p1, "z9+a1").await, 422, "bad_notation").await;
     assert!(bad["detail"].as_str().unwrap().contains("z9+a1"));
     let illegal = assert_problem(app.play(id, p1, "a1-a2^a3").await, 422, "illegal_move").await;
     assert!(

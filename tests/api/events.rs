@@ -273,7 +273,7 @@ async fn a_last_event_id_beyond_the_game_is_refused() {
         .send()
         .await
         .unwrap();
-    let body = crate::helpers::assert_problem(ahead, 400, "event_id_ahead").await;
+    let body = crate::helpers::assert_problem(ahead, 409, "event_id_ahead").await;
     assert!(body["detail"].as_str().unwrap().contains('5'), "{body}");
     // The current version itself is fine: nothing missed, the stream waits for the next.
     let mut stream = Stream::resume(&app, "text/event-stream", created.game.clone()).await;

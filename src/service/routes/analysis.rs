@@ -126,7 +126,8 @@ async fn run(
     request_body = AnalysisRequest,
     responses(
         (status = 200, description = "The analysis", body = AnalysisView),
-        (status = 400, description = "`bad_request` (unknown game or variant, bad limits or multipv) or `bad_position`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`bad_request`: bad JSON, or a value outside this document's schema (unknown game or variant, bad limits or multipv)", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`bad_position`: the position does not parse for this game; `bad_variant`: a variant this game does not have", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`busy`: the analysis pool and its queue are full; see `Retry-After`", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -152,7 +153,7 @@ pub async fn analyse_position(
     request_body = GameAnalysisRequest,
     responses(
         (status = 200, description = "The analysis", body = AnalysisView),
-        (status = 400, description = "`bad_request`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`bad_request`: bad JSON, or a value outside this document's schema (bad limits or multipv)", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`busy` or `store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
     )

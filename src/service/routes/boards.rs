@@ -16,7 +16,9 @@ use crate::service::state::AppState;
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct GameBoardQuery {
-    /// Show the position after this many moves (default: the current position).
+    /// Show the position after this many moves (default: the current position); a ply the
+    /// game has not reached is `404 not_found`.
+    #[param(minimum = 0)]
     ply: Option<u64>,
 }
 
@@ -28,6 +30,7 @@ pub struct BoardQuery {
     /// The position, in the game's notation.
     position: String,
     /// Comma-separated variants (Pilastri: `size-8`, `jumpers`).
+    #[param(pattern = r"^((size-8|jumpers)(,(size-8|jumpers))*)?$")]
     variants: Option<String>,
     /// A move to mark as the last one (Pyrga's notation already names it).
     last: Option<String>,
@@ -73,8 +76,8 @@ fn svg(req: &HttpRequest, body: String, immutable: bool) -> HttpResponse {
     responses(
         (status = 200, description = "The board", content_type = "image/svg+xml", body = String),
         (status = 304, description = "Not modified (`If-None-Match` matched)"),
-        (status = 400, description = "`bad_request`: a ply beyond the game", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`bad_request`: a `ply` that is not a whole number", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`game_not_found`; `not_found`: a `ply` beyond the game's moves", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn game_board(
@@ -89,7 +92,7 @@ pub async fn game_board(
     let ply = query.ply.unwrap_or(game.ply());
     if ply > game.ply() {
         return Err(ApiError::new(
-            ErrorCode::BadRequest,
+            ErrorCode::NotFound,
             format!("ply {ply} is beyond the game's {} moves", game.ply()),
         ));
     }
@@ -114,7 +117,8 @@ pub async fn game_board(
     responses(
         (status = 200, description = "The board", content_type = "image/svg+xml", body = String),
         (status = 304, description = "Not modified (`If-None-Match` matched)"),
-        (status = 400, description = "`bad_request` or `bad_position`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`bad_request`: a missing or malformed parameter", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`bad_position`: the position does not parse; `bad_variant`: a variant the game does not have; `bad_notation`: `last` is not a move of this game", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn position_board(
@@ -122,12 +126,25 @@ pub async fn position_board(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let kind = query.game;
-    let names: Vec<&str> = query
-        .variants
-        .as_deref()
-        .map(|v| v.split(',').filter(|s| !s.is_empty()).collect())
-        .unwrap_or_default();
-    let record = AnyRecord::new(kind, kind.variants(&names)?, Some(&query.position))?;
+    let variants = match query.variants.as_deref() {
+        None | Some("") => Vec::new(),
+        // Exactly as the parameter's pattern says: names, comma-separated.
+        Some(list) => list
+            .split(',')
+            .map(|name| {
+                crate::rules::Variant::ALL
+                    .into_iter()
+                    .find(|v| v.as_str() == name)
+                    .ok_or_else(|| {
+                        ApiError::new(
+                            ErrorCode::BadRequest,
+                            format!("variants must be comma-separated variant names, not {list:?}"),
+                        )
+                    })
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let record = AnyRecord::new(kind, kind.with_variants(&variants)?, Some(&query.position))?;
     if let Some(last) = &query.last {
         record.check(last).or_else(|e| match e {
             // The last move was played before this position: it need not be legal in it.

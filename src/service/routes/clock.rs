@@ -4,19 +4,20 @@ use actix_web::{HttpResponse, web};
 
 use super::game_id;
 use crate::api::{ClockView, Problem};
-use crate::service::error::{ApiError, ErrorCode};
+use crate::service::error::ApiError;
 use crate::service::games;
 use crate::service::state::AppState;
 
-/// The clocks: time left per seat, whose clock runs, since when, and the server's time.
+/// The clocks: time left per seat, whose clock runs, since when, and the server's time; `null`
+/// for an untimed game (as the game's `clock`).
 #[utoipa::path(
     get,
     path = "/v1/games/{id}/clock",
     tag = "games",
     params(("id" = String, Path, description = "The game's UUID")),
     responses(
-        (status = 200, description = "The clocks", body = ClockView),
-        (status = 404, description = "`game_not_found`, or `not_found` for an untimed game", body = Problem, content_type = "application/problem+json"),
+        (status = 200, description = "The clocks, or `null` for an untimed game", body = Option<ClockView>),
+        (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -26,8 +27,5 @@ pub async fn clock(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
     let (loaded, now) = games::read(&state, id).await?;
-    let view = loaded.game.clock_view(now).ok_or_else(|| {
-        ApiError::new(ErrorCode::NotFound, "this game is untimed: it has no clock")
-    })?;
-    Ok(HttpResponse::Ok().json(view))
+    Ok(HttpResponse::Ok().json(loaded.game.clock_view(now)))
 }

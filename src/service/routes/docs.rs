@@ -48,7 +48,8 @@ side moved; read the game (or its legal moves) to see them.",
         api::LegalMoves, api::Catalog, api::CatalogGame, api::CatalogVariant, api::CatalogSeat,
         api::TimeControlLimits, api::AnalysisLimits, api::Problem, api::Health, api::SeatSpec, api::EngineSpec,
         api::AnalysisRequest, api::GameAnalysisRequest, api::AnalysisView, api::AnalysisLineView,
-        crate::engine::Limit, crate::engine::Score, api::GameRecord, api::RecordMove,
+        api::LimitSchema, crate::engine::Score, api::GameEvent, api::StreamLine,
+        api::GameRecord, api::RecordMove,
     )),
     modifiers(&Contract),
     tags(
@@ -169,6 +170,9 @@ impl utoipa::Modify for Contract {
                 }
             }
         }
+        stream_contents(doc);
+        headers_are_never_null(doc);
+        creation_links(doc);
         let mut codes = String::from(
             "\n\nEvery error is `application/problem+json` with a stable `code`; its `type` is \
              `/problems/<code>` (relative to the service), and `GET /problems/<code>` \
@@ -178,6 +182,176 @@ impl utoipa::Modify for Contract {
             codes.push_str(&format!("\n- `{code}` ({status})"));
         }
         doc.info.description = Some(doc.info.description.take().unwrap_or_default() + &codes);
+    }
+}
+
+/// The events stream's two media types, each item exactly as sent: an SSE event is `event:
+/// game` with a game view as `data`, or `event: change` with a game event (heartbeats are
+/// comments, not events); an NDJSON line is a `StreamLine`.
+fn stream_contents(doc: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+    use utoipa::openapi::{ContentBuilder, Ref};
+    let Some(ok) = doc
+        .paths
+        .paths
+        .get_mut("/v1/games/{id}/events")
+        .and_then(|item| item.get.as_mut())
+        .and_then(|op| op.responses.responses.get_mut("200"))
+    else {
+        return;
+    };
+    let utoipa::openapi::RefOr::T(ok) = ok else {
+        return;
+    };
+    let event = |name: &str, payload: &str, text: &str| {
+        let mut data = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .content_media_type("application/json")
+            .description(Some(format!("A `{payload}`, as JSON")))
+            .build();
+        data.extensions.get_or_insert_with(Default::default).insert(
+            "contentSchema".into(),
+            serde_json::to_value(Ref::from_schema_name(payload)).expect("a ref serializes"),
+        );
+        ObjectBuilder::new()
+            .description(Some(text))
+            .property(
+                "event",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .enum_values(Some([name])),
+            )
+            .required("event")
+            .property(
+                "id",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .pattern(Some("^[0-9]+$"))
+                    .description(Some("The game's version after the event")),
+            )
+            .required("id")
+            .property("data", data)
+            .required("data")
+    };
+    let sse = OneOfBuilder::new()
+        .description(Some(
+            "One Server-Sent Event; heartbeats are comments (`: heartbeat`)",
+        ))
+        .item(event(
+            "game",
+            "GameView",
+            "The whole game: first, or after a gap the log could not fill",
+        ))
+        .item(event("change", "GameEvent", "One change of the game"));
+    ok.content.clear();
+    ok.content.insert(
+        "text/event-stream".into(),
+        ContentBuilder::new().schema(Some(sse)).build(),
+    );
+    ok.content.insert(
+        "application/x-ndjson".into(),
+        ContentBuilder::new()
+            .schema(Some(Ref::from_schema_name("StreamLine")))
+            .build(),
+    );
+}
+
+/// A header is sent or not, never `null`: the `Option`s of header parameters only make them
+/// optional.
+fn headers_are_never_null(doc: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::path::ParameterIn;
+    use utoipa::openapi::schema::{Schema, SchemaType, Type};
+    for item in doc.paths.paths.values_mut() {
+        for operation in [&mut item.get, &mut item.post].into_iter().flatten() {
+            for parameter in operation.parameters.iter_mut().flatten() {
+                if parameter.parameter_in != ParameterIn::Header {
+                    continue;
+                }
+                if let Some(utoipa::openapi::RefOr::T(Schema::Object(object))) =
+                    parameter.schema.as_mut()
+                    && let SchemaType::Array(types) = &object.schema_type
+                {
+                    let types: Vec<Type> = types
+                        .iter()
+                        .filter(|t| **t != Type::Null)
+                        .cloned()
+                        .collect();
+                    object.schema_type = match types.as_slice() {
+                        [one] => SchemaType::Type(one.clone()),
+                        _ => SchemaType::Array(types),
+                    };
+                }
+            }
+        }
+    }
+}
+
+/// OpenAPI links from a created game to what can be done with it, so that a client (or a
+/// fuzzer's stateful phase) can follow them: the game's id from the answer, and the seat
+/// tokens for the operations that need one.
+fn creation_links(doc: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::link::LinkBuilder;
+    let targets: Vec<(String, String, bool)> =
+        doc.paths
+            .paths
+            .iter()
+            .filter(|(path, _)| path.starts_with("/v1/games/{id}"))
+            .flat_map(|(_, item)| [&item.get, &item.post].into_iter().flatten())
+            .filter_map(|op| {
+                let seat =
+                    op.security.iter().flatten().any(|s| {
+                        serde_json::to_value(s).is_ok_and(|v| v.get("seat_token").is_some())
+                    });
+                op.operation_id.clone().map(|id| (id.clone(), id, seat))
+            })
+            .collect();
+    let Some(created) = doc
+        .paths
+        .paths
+        .get_mut("/v1/games")
+        .and_then(|item| item.post.as_mut())
+        .and_then(|op| op.responses.responses.get_mut("201"))
+    else {
+        return;
+    };
+    let utoipa::openapi::RefOr::T(created) = created else {
+        return;
+    };
+    for (name, operation_id, seat) in targets {
+        // utoipa 5.5 serializes `Link::operation_id` as `operation_id`, not the `operationId`
+        // of the specification, so the id goes in as an extension under its proper name.
+        let link = || {
+            LinkBuilder::new()
+                .extensions(Some(
+                    [("operationId", serde_json::json!(operation_id))]
+                        .into_iter()
+                        .collect(),
+                ))
+                .parameter("path.id", "$response.body#/game/id")
+        };
+        if seat {
+            for (label, seat) in [("P1", "p1"), ("P2", "p2")] {
+                created.links.insert(
+                    format!("{name}{label}"),
+                    link()
+                        .parameter(
+                            "header.Authorization",
+                            format!("Bearer {{$response.body#/tokens/{seat}}}"),
+                        )
+                        .description(format!("`{operation_id}` as seat `{seat}`, with its token"))
+                        .build()
+                        .into(),
+                );
+            }
+        } else {
+            created.links.insert(
+                name,
+                link()
+                    .description(format!("`{operation_id}` of the new game"))
+                    .build()
+                    .into(),
+            );
+        }
     }
 }
 

@@ -185,13 +185,14 @@ const STREAMS_RETRY_SECS: u32 = 5;
     tag = "games",
     params(
         ("id" = String, Path, description = "The game's UUID"),
-        ("Last-Event-ID" = Option<u64>, Header, description = "Resume after this version"),
+        ("Last-Event-ID" = Option<u64>, Header, minimum = 0, description = "Resume after this version (`0`: from the game's start)"),
     ),
     responses(
         (status = 200, description = "`text/event-stream`: `event: game` (`data`: a game view) first, then `event: change` (`data`: a game event); or `application/x-ndjson`: lines `{\"event\": \"game\", \"version\": v, \"game\": <game view>}`, `{\"event\": \"change\", \"version\": v, \"change\": <game event>}` and `{\"event\": \"heartbeat\"}`",
          content_type = "text/event-stream", body = GameEvent),
-        (status = 400, description = "`bad_request`: a `Last-Event-ID` that is not a version; `event_id_ahead`: a `Last-Event-ID` beyond the game's version", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`bad_request`: a `Last-Event-ID` that is not a whole number", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`event_id_ahead`: a `Last-Event-ID` beyond the game's version (the game has not got there)", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`store_unavailable`, with `Retry-After`; `busy`, with `Retry-After`: this replica serves its maximum of streams (`--max-event-streams`)", body = Problem, content_type = "application/problem+json"),
     )
 )]

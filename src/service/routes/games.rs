@@ -21,7 +21,9 @@ use crate::service::state::AppState;
     responses(
         (status = 201, description = "Created; `Location` names the game", body = CreatedGame,
          headers(("Location" = String, description = "/v1/games/{id}"))),
-        (status = 400, description = "`bad_request` (unknown game or variant, bad time control, bad engine level, bad JSON) or `bad_position`",
+        (status = 400, description = "`bad_request`: bad JSON, or a value outside this document's schema (unknown game or variant, time control or engine level out of range)",
+         body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`bad_position`: the position does not parse for this game; `bad_variant`: a variant this game does not have",
          body = Problem, content_type = "application/problem+json"),
         (status = 408, description = "`request_timeout`: the body did not arrive within the request timeout", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "`payload_too_large`", body = Problem, content_type = "application/problem+json"),

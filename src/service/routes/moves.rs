@@ -49,7 +49,7 @@ pub async fn legal(
     tag = "games",
     params(
         ("id" = String, Path, description = "The game's UUID"),
-        ("Idempotency-Key" = Option<String>, Header,
+        ("Idempotency-Key" = Option<String>, Header, pattern = r"^[!-~]{1,128}$",
          description = "1 to 128 visible ASCII characters, chosen by the client per request: a retry of the same request by the same seat with the same key gets the first answer again (kept 24 hours); the same key with a different request is refused with `422 idempotency_key_reused`"),
     ),
     request_body = SubmitMove,
@@ -57,14 +57,14 @@ pub async fn legal(
     responses(
         (status = 200, description = "The move was played", body = GameView,
          headers(("ETag" = String, description = "The game's new version, quoted"))),
-        (status = 400, description = "`bad_notation`, or `bad_request` (bad JSON, bad header)", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`bad_request` (bad JSON, bad header)", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "`unauthenticated`: no or malformed seat token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`wrong_seat`: the token holds no seat in this game", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`not_your_turn`, `stale_version` (`expected_ply` differs) or `game_over`", body = Problem, content_type = "application/problem+json"),
         (status = 408, description = "`request_timeout`: the body did not arrive within the request timeout", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "`payload_too_large`", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`illegal_move`, with the reason; `idempotency_key_reused`: this seat already sent a different move with this `Idempotency-Key`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`illegal_move`, with the reason; `bad_notation`: not a move of this game's notation; `idempotency_key_reused`: this seat already sent a different move with this `Idempotency-Key`", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -15,7 +15,7 @@ use crate::service::state::AppState;
     tag = "games",
     params(
         ("id" = String, Path, description = "The game's UUID"),
-        ("Idempotency-Key" = Option<String>, Header, description = "As for moves (a key is scoped to the seat and the operation: a key a move used is a new key here)"),
+        ("Idempotency-Key" = Option<String>, Header, pattern = r"^[!-~]{1,128}$", description = "As for moves (a key is scoped to the seat and the operation: a key a move used is a new key here)"),
     ),
     security(("seat_token" = [])),
     responses(

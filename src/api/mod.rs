@@ -343,7 +343,7 @@ pub struct Catalog {
     pub games: Vec<CatalogGame>,
     /// The accepted time controls.
     pub time_controls: TimeControlLimits,
-    /// The largest analysis this service runs (larger requests are refused).
+    /// The largest analysis this service runs (a larger request runs capped to these).
     pub analysis_limits: AnalysisLimits,
 }
 

@@ -110,3 +110,5 @@ print(f"service CPU per move: {ticks / hz * 1e6 / max(played, 1):.0f} us (both r
 print(f"move p99: {p99} ms at the peak; {paced_p99} ms at 70 % of it ({paced:.0f} moves/s)")
 print(f"Redis memory per finished 40-ply pillarz game: {memory} bytes")
 PY
+# The generator's audit of both runs (non-2xx answers, lost and duplicated moves), last.
+grep -h '^errors ' "$work/report.txt" "$work/paced.txt"

@@ -273,3 +273,36 @@ async fn behind_a_trusted_proxy_the_caller_is_the_last_address_it_did_not_write(
     assert_eq!(create_from(&direct, "10.0.0.1").await, 201);
     assert_eq!(create_from(&direct, "10.0.0.2").await, 429);
 }
+
+#[tokio::test]
+async fn replicas_share_a_callers_event_streams_through_redis() {
+    let redis = RedisServer::start();
+    let mut settings = settings_for(Some(&redis), "streams");
+    settings.anon_quotas = quotas("streams=1");
+    settings.events_heartbeat = std::time::Duration::from_millis(200);
+    let a = TestApp::spawn_with(settings.clone()).await;
+    let b = TestApp::spawn_with(settings).await;
+    let created = create(&a, None)
+        .await
+        .json::<pillarz::api::CreatedGame>()
+        .await
+        .unwrap();
+    let path = format!("/v1/games/{}/events", created.game.id);
+    let held = a.get(&path).await;
+    assert_eq!(held.status(), 200);
+    assert_problem(b.get(&path).await, 429, "rate_limited").await;
+    drop(held);
+    let mut status = 0;
+    for _ in 0..50 {
+        let again = b.get(&path).await;
+        status = again.status().as_u16();
+        if status == 200 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        status, 200,
+        "the place comes back once the stream on the other replica ends"
+    );
+}

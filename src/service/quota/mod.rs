@@ -208,7 +208,7 @@ pub struct Limiter {
     trusted_proxies: Vec<ipnet::IpNet>,
     /// Callers this replica saw refused, until their `Retry-After`.
     denials: Denials,
-    /// Event streams open per caller in this replica.
+    /// Event streams open per caller (the embedded store's count; Redis keeps leases).
     streams: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>>,
 }
 
@@ -252,19 +252,68 @@ impl Denials {
     }
 }
 
-/// A caller's place among its `streams`, given back when dropped (when the stream ends).
-pub struct StreamSlot {
-    caller: String,
-    streams: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>>,
+/// A caller's place among its `streams`, given back when dropped (when the stream ends): a
+/// count in this process with the embedded store, a lease in Redis (shared by every replica)
+/// otherwise, renewed at each heartbeat so that a dead replica's places lapse by themselves.
+pub enum StreamSlot {
+    Local {
+        caller: String,
+        streams: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>>,
+    },
+    Shared {
+        caller: String,
+        stream: String,
+        lease: std::time::Duration,
+        state: web::Data<AppState>,
+    },
+}
+
+impl StreamSlot {
+    /// Keeps a shared place alive (called at every heartbeat of its stream).
+    pub async fn renew(&self) {
+        if let StreamSlot::Shared {
+            caller,
+            stream,
+            lease,
+            state,
+        } = self
+            && let Store::Redis(redis) = &state.store
+            && let Err(e) = redis.renew_stream(caller, stream, *lease).await
+        {
+            tracing::debug!(error = %e, "stream lease not renewed");
+        }
+    }
 }
 
 impl Drop for StreamSlot {
     fn drop(&mut self) {
-        let mut streams = self.streams.lock().expect("stream counts lock");
-        if let Some(count) = streams.get_mut(&self.caller) {
-            *count -= 1;
-            if *count == 0 {
-                streams.remove(&self.caller);
+        match self {
+            StreamSlot::Local { caller, streams } => {
+                let mut streams = streams.lock().expect("stream counts lock");
+                if let Some(count) = streams.get_mut(caller) {
+                    *count -= 1;
+                    if *count == 0 {
+                        streams.remove(caller);
+                    }
+                }
+            }
+            StreamSlot::Shared {
+                caller,
+                stream,
+                state,
+                ..
+            } => {
+                let (caller, stream, state) = (
+                    std::mem::take(caller),
+                    std::mem::take(stream),
+                    state.clone(),
+                );
+                // The lease lapses by itself if this never runs (the process is stopping).
+                tokio::spawn(async move {
+                    if let Store::Redis(redis) = &state.store {
+                        let _ = redis.close_stream(&caller, &stream).await;
+                    }
+                });
             }
         }
     }
@@ -283,33 +332,58 @@ impl Limiter {
     }
 
     /// A place for one more event stream of the caller of `req` (`None` with quotas off), or
-    /// `429 rate_limited` when it holds its maximum already.
+    /// `429 rate_limited` when it holds its maximum already (on all replicas, with Redis).
+    /// `heartbeat` is the stream's heartbeat period, which renews a shared place.
     pub async fn open_stream(
         &self,
-        store: &Store,
+        state: &web::Data<AppState>,
         req: &HttpRequest,
+        heartbeat: std::time::Duration,
     ) -> Result<Option<StreamSlot>, ApiError> {
-        let Some(caller) = self.caller(store, req).await? else {
+        let Some(caller) = self.caller(&state.store, req).await? else {
             return Ok(None);
         };
-        let mut streams = self.streams.lock().expect("stream counts lock");
-        let count = streams.entry(caller.id.clone()).or_insert(0);
-        if *count >= caller.quotas.streams {
+        let full = || {
             let mut error = ApiError::new(
                 ErrorCode::RateLimited,
                 format!(
-                    "this caller already follows {} event streams here, its maximum; close one",
+                    "this caller already follows {} event streams, its maximum; close one",
                     caller.quotas.streams
                 ),
             );
             error.retry_after = Some(5);
-            return Err(error);
+            error
+        };
+        match &state.store {
+            Store::Redis(redis) => {
+                let stream = uuid::Uuid::new_v4().simple().to_string();
+                let lease = heartbeat * 3 + std::time::Duration::from_secs(5);
+                if !redis
+                    .open_stream(&caller.id, &stream, caller.quotas.streams, lease)
+                    .await?
+                {
+                    return Err(full());
+                }
+                Ok(Some(StreamSlot::Shared {
+                    caller: caller.id,
+                    stream,
+                    lease,
+                    state: state.clone(),
+                }))
+            }
+            Store::Memory(_) => {
+                let mut streams = self.streams.lock().expect("stream counts lock");
+                let count = streams.entry(caller.id.clone()).or_insert(0);
+                if *count >= caller.quotas.streams {
+                    return Err(full());
+                }
+                *count += 1;
+                Ok(Some(StreamSlot::Local {
+                    caller: caller.id,
+                    streams: self.streams.clone(),
+                }))
+            }
         }
-        *count += 1;
-        Ok(Some(StreamSlot {
-            caller: caller.id,
-            streams: self.streams.clone(),
-        }))
     }
 
     /// The caller of `req`: its key's, if it sends one (`401 bad_api_key` for an unknown

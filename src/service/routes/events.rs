@@ -37,7 +37,7 @@ struct Watch {
     /// This stream's place among the replica's `--max-event-streams`, freed when it ends.
     _slot: tokio::sync::OwnedSemaphorePermit,
     /// Its place among its caller's streams (quota `streams`), freed when it ends.
-    _caller_slot: Option<crate::service::quota::StreamSlot>,
+    caller_slot: Option<crate::service::quota::StreamSlot>,
     state: web::Data<AppState>,
     id: GameId,
     format: Format,
@@ -156,7 +156,12 @@ impl Watch {
                     }
                     self.refill().await;
                 }
-                _ = self.heartbeat.tick() => return Some(heartbeat(self.format)),
+                _ = self.heartbeat.tick() => {
+                    if let Some(slot) = &self.caller_slot {
+                        slot.renew().await;
+                    }
+                    return Some(heartbeat(self.format));
+                }
                 _ = tokio::time::sleep(flag_in.unwrap_or(Duration::from_secs(86_400))), if flag_in.is_some() => {
                     // Settle the flag here if nobody else did yet (it is written, logged and
                     // announced like any change, and the next refill sends it).
@@ -226,7 +231,10 @@ pub async fn events(
                 })?,
         ),
     };
-    let caller_slot = state.quotas.open_stream(&state.store, &req).await?;
+    let caller_slot = state
+        .quotas
+        .open_stream(&state, &req, state.settings.events_heartbeat)
+        .await?;
     let slot = state
         .event_streams
         .clone()
@@ -292,7 +300,7 @@ pub async fn events(
     let more = game.version() < current.version();
     let watch = Watch {
         _slot: slot,
-        _caller_slot: caller_slot,
+        caller_slot,
         state: state.clone(),
         id,
         format,

@@ -54,6 +54,28 @@ redis.call('SET', KEYS[1], string.format('%.0f', new_tat), 'PX',
 return {1, math.floor((window - (new_tat - now)) / emission), new_tat - now, 0}
 ";
 
+/// Opens one of a caller's event streams, if it holds fewer than its maximum. KEYS: the
+/// caller's stream leases (a sorted set, score = expiry in ms of the store's clock). ARGV:
+/// stream id, maximum, lease ms. Answers 1 (opened) or 0 (at its maximum).
+const OPEN_STREAM: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
+return 1
+";
+
+/// Renews an open stream's lease (KEYS, ARGV as for `OPEN_STREAM`, without the maximum).
+const RENEW_STREAM: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
+return 1
+";
+
 /// The write (see `Write`). KEYS: game, events, answers, due index. ARGV: expected version,
 /// version, live part, move ('' if none), history key ('' if none), event, lifetime ms, answer
 /// slot ('' if none), answer value, write id, due time ('' if none), channel, id, writer's now,
@@ -204,6 +226,8 @@ struct Scripts {
     release: redis::Script,
     fix_due: redis::Script,
     spend: redis::Script,
+    open_stream: redis::Script,
+    renew_stream: redis::Script,
 }
 
 impl Scripts {
@@ -217,6 +241,8 @@ impl Scripts {
             release: redis::Script::new(RELEASE),
             fix_due: redis::Script::new(FIX_DUE),
             spend: redis::Script::new(SPEND),
+            open_stream: redis::Script::new(OPEN_STREAM),
+            renew_stream: redis::Script::new(RENEW_STREAM),
         }
     }
 }
@@ -679,6 +705,62 @@ impl RedisStore {
             .await
             .map_err(|e| self.unavailable(e))?;
         Ok(())
+    }
+
+    fn streams_key(&self, caller: &str) -> String {
+        format!("{}:st:{caller}", self.prefix)
+    }
+
+    /// Takes one of `caller`'s `max` event-stream places for `stream` (a lease of `lease`,
+    /// renewed while the stream lives, so a dead replica's streams lapse by themselves).
+    pub async fn open_stream(
+        &self,
+        caller: &str,
+        stream: &str,
+        max: usize,
+        lease: Duration,
+    ) -> Result<bool, StoreError> {
+        let mut conn = self.connection().await?;
+        let opened: i64 = self
+            .scripts
+            .open_stream
+            .key(self.streams_key(caller))
+            .arg(stream)
+            .arg(max)
+            .arg(millis(lease))
+            .invoke_async(&mut conn)
+            .await
+            .map_err(|e| self.unavailable(e))?;
+        Ok(opened == 1)
+    }
+
+    pub async fn renew_stream(
+        &self,
+        caller: &str,
+        stream: &str,
+        lease: Duration,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.connection().await?;
+        let _: i64 = self
+            .scripts
+            .renew_stream
+            .key(self.streams_key(caller))
+            .arg(stream)
+            .arg(millis(lease))
+            .invoke_async(&mut conn)
+            .await
+            .map_err(|e| self.unavailable(e))?;
+        Ok(())
+    }
+
+    pub async fn close_stream(&self, caller: &str, stream: &str) -> Result<(), StoreError> {
+        let mut conn = self.connection().await?;
+        redis::cmd("ZREM")
+            .arg(self.streams_key(caller))
+            .arg(stream)
+            .query_async::<()>(&mut conn)
+            .await
+            .map_err(|e| self.unavailable(e))
     }
 
     fn api_key_key(&self, digest: &str) -> String {

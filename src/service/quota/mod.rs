@@ -7,7 +7,8 @@
 //! embedded store. Over quota, the answer is `429 rate_limited` with `Retry-After`; every
 //! answer of a counted request carries the `RateLimit-Policy` and `RateLimit` headers of the
 //! IETF draft (draft-ietf-httpapi-ratelimit-headers), so a client can pace itself. Event
-//! streams are held, not requested, so they are bounded per caller by a count in each replica.
+//! streams are held, not requested, so they are bounded per caller by a count of leases (in
+//! Redis, shared by the replicas; in process with the embedded store).
 
 pub mod api_key;
 pub mod gcra;

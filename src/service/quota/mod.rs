@@ -448,9 +448,7 @@ impl Limiter {
             Store::Redis(redis) => redis.spend(&name, rate, cost).await?,
         })
     }
-}
 
-impl Limiter {
     /// Records `cost` units of `class` that `caller` used (work measured once done).
     pub async fn charge(
         &self,

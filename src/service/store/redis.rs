@@ -662,6 +662,27 @@ impl RedisStore {
         rate: crate::service::quota::gcra::Rate,
         cost: u64,
     ) -> Result<crate::service::quota::gcra::Decision, StoreError> {
+        self.gcra(name, rate, cost, false).await
+    }
+
+    /// Records `cost` units used, even past the quota (see `quota::gcra::charge`).
+    pub async fn charge(
+        &self,
+        name: &str,
+        rate: crate::service::quota::gcra::Rate,
+        cost: u64,
+    ) -> Result<(), StoreError> {
+        self.gcra(name, rate, cost, true).await.map(drop)
+    }
+
+    /// The quota script: a check that spends only if allowed, or a `charge` that always does.
+    async fn gcra(
+        &self,
+        name: &str,
+        rate: crate::service::quota::gcra::Rate,
+        cost: u64,
+        charge: bool,
+    ) -> Result<crate::service::quota::gcra::Decision, StoreError> {
         let mut conn = self.connection().await?;
         let reply: Vec<i64> = self
             .scripts
@@ -670,7 +691,7 @@ impl RedisStore {
             .arg(rate.emission_us())
             .arg(rate.count)
             .arg(cost.clamp(1, rate.count))
-            .arg(0)
+            .arg(u8::from(charge))
             .invoke_async(&mut conn)
             .await
             .map_err(|e| self.unavailable(e))?;
@@ -683,28 +704,6 @@ impl RedisStore {
             }),
             _ => Err(StoreError::Corrupt(format!("quota answered {reply:?}"))),
         }
-    }
-
-    /// Records `cost` units used, even past the quota (see `quota::gcra::charge`).
-    pub async fn charge(
-        &self,
-        name: &str,
-        rate: crate::service::quota::gcra::Rate,
-        cost: u64,
-    ) -> Result<(), StoreError> {
-        let mut conn = self.connection().await?;
-        let _: Vec<i64> = self
-            .scripts
-            .spend
-            .key(format!("{}:q:{name}", self.prefix))
-            .arg(rate.emission_us())
-            .arg(rate.count)
-            .arg(cost.clamp(1, rate.count))
-            .arg(1)
-            .invoke_async(&mut conn)
-            .await
-            .map_err(|e| self.unavailable(e))?;
-        Ok(())
     }
 
     fn streams_key(&self, caller: &str) -> String {

@@ -2,12 +2,14 @@
 //! creates a game, plays a move with its seat token, reads the exposed headers and follows the
 //! events stream; a page from an origin the service does not allow is refused by the browser.
 
-use std::process::Command;
-
 use actix_web::{App, HttpResponse, HttpServer, web};
 use pillarz::service::configuration::Settings;
 use pillarz::service::cors::AllowedOrigins;
 use pillarz::service::startup::Application;
+
+#[path = "common/dump_dom.rs"]
+mod dump_dom;
+use dump_dom::dump_dom;
 
 /// The page: every step writes what it saw into `#out`, which the test reads from the DOM.
 fn page(api: &str) -> String {
@@ -75,40 +77,6 @@ async fn serve_page(listener: std::net::TcpListener, html: String) {
     server.await.unwrap();
 }
 
-/// The DOM of `url` once its scripts have run.
-async fn dom_of(url: String) -> String {
-    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let profile = std::env::temp_dir().join(format!("pillarz-cors-{}-{run}", std::process::id()));
-    tokio::task::spawn_blocking(move || {
-        let out = Command::new("chromium")
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--virtual-time-budget=15000",
-                "--dump-dom",
-            ])
-            .arg(format!("--user-data-dir={}", profile.display()))
-            .arg(&url)
-            .output()
-            .expect("chromium must be installed (apt-get install chromium)");
-        let _ = std::fs::remove_dir_all(&profile);
-        format!(
-            "{}\n--- chromium stderr ---\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-    .await
-    .unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_on_an_allowed_origin_plays_and_a_page_on_another_is_refused() {
     let allowed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -124,7 +92,7 @@ async fn a_page_on_an_allowed_origin_plays_and_a_page_on_another_is_refused() {
     tokio::spawn(serve_page(allowed, page(&api)));
     tokio::spawn(serve_page(other, page(&api)));
 
-    let dom = dom_of(format!("{allowed_origin}/")).await;
+    let dom = dump_dom(format!("{allowed_origin}/")).await;
     for line in [
         "created 201 location=true request-id=true",
         "moved 200 etag=\"2\"",
@@ -134,7 +102,7 @@ async fn a_page_on_an_allowed_origin_plays_and_a_page_on_another_is_refused() {
         assert!(dom.contains(line), "expected {line:?} in:\n{dom:.3000}");
     }
 
-    let dom = dom_of(other_url).await;
+    let dom = dump_dom(other_url).await;
     assert!(
         dom.contains("refused TypeError"),
         "a page from an origin not listed must not reach the API:\n{dom:.3000}"
@@ -152,6 +120,6 @@ async fn any_origin_is_the_default() {
     let api = format!("http://127.0.0.1:{}", app.port());
     tokio::spawn(app.run_until_stopped());
     tokio::spawn(serve_page(page_listener, page(&api)));
-    let dom = dom_of(page_url).await;
+    let dom = dump_dom(page_url).await;
     assert!(dom.contains("done"), "{dom:.3000}");
 }

@@ -175,7 +175,7 @@ fn alcazar_search_respects_the_game_history() {
 /// (A deliberate change to the search or an evaluation updates this number in the same commit.)
 #[test]
 fn bench_fingerprint() {
-    let total = run_all(|_| {});
+    let total = run_all(None, |_| {});
     assert_eq!(total, BENCH_NODES);
 }
 

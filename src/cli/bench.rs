@@ -10,12 +10,17 @@ use super::CliError;
 
 /// Search fixed positions of every game to fixed depths; print nodes and nodes per second.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The evaluation: `hand` or `nnue` (pillarz's network; the other games have only the
+    /// hand-written one); each game's default when absent.
+    #[arg(long, value_parser = crate::engine::Eval::parse)]
+    eval: Option<crate::engine::Eval>,
+}
 
-pub fn run(_args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let started = Instant::now();
     let mut last = Instant::now();
-    let total = run_all(|line| {
+    let total = run_all(args.eval, |line| {
         let secs = last.elapsed().as_secs_f64();
         println!(
             "{:<70} depth {:>2} {:>10} nodes {:>10.0} nodes/s",

@@ -7,11 +7,13 @@ use std::process::ExitCode;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use crate::engine::Searchable;
 use crate::engine::search::Engine;
-use crate::engine::{Limit, Searchable, selfplay};
+use crate::engine::selfplay::{self, SelfPlayConfig};
 use crate::rules::{GameKind, Variants, alcazar, pilastri, pillarz, pyrga};
 
 use super::CliError;
+use super::selfplay_args::SelfPlayArgs;
 
 /// Play the engine against itself and write every position with the game's result.
 #[derive(Debug, clap::Args)]
@@ -21,37 +23,30 @@ pub struct Args {
     /// Games to play.
     #[arg(long, default_value_t = 1000)]
     games: u32,
-    /// The engine's limit per move: `5000n` nodes, `d4` plies (a time would not be reproducible).
-    #[arg(long, default_value = "5000n")]
-    limit: String,
-    /// The fewest random plies that open a game.
-    #[arg(long, default_value_t = 2)]
-    random_min: usize,
-    /// The most random plies that open a game.
-    #[arg(long, default_value_t = 6)]
-    random_max: usize,
+    #[command(flatten)]
+    selfplay: SelfPlayArgs,
     /// A rules variant (repeatable).
     #[arg(long = "variant")]
     variants: Vec<String>,
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
     /// Where to write the positions.
     #[arg(long)]
     out: std::path::PathBuf,
 }
 
 fn generate<G: Searchable>(
-    args: &Args,
+    games: u32,
     variants: Variants,
-    limit: Limit,
+    config: SelfPlayConfig,
     out: &mut impl Write,
 ) -> anyhow::Result<usize> {
     let mut engine = Engine::<G>::new(18);
-    let mut rng = SmallRng::seed_from_u64(args.seed);
+    let mut rng = SmallRng::seed_from_u64(config.seed);
     let mut written = 0;
-    for game in 0..args.games {
-        let random_plies = rng.random_range(args.random_min..=args.random_max);
-        let Some(played) = selfplay::play(&mut engine, variants, limit, random_plies, &mut rng)
+    let (lo, hi) = config.random_plies;
+    for game in 0..games {
+        let random_plies = rng.random_range(lo..=hi);
+        let Some(played) =
+            selfplay::play(&mut engine, variants, config.limit, random_plies, &mut rng)
         else {
             continue;
         };
@@ -72,21 +67,17 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let variants = kind
         .variants(&args.variants)
         .map_err(|e| usage(e.to_string()))?;
-    let limit = Limit::parse_short(&args.limit).map_err(|e| usage(e.to_string()))?;
-    if matches!(limit, Limit::MovetimeMs(_)) {
-        return Err(usage("--limit must be a node count or a depth".into()));
-    }
-    if args.random_min > args.random_max {
-        return Err(usage("--random-min is above --random-max".into()));
-    }
+    let config = args.selfplay.validate()?;
     let file = std::fs::File::create(&args.out)
         .map_err(|e| usage(format!("{}: {e}", args.out.display())))?;
     let mut out = std::io::BufWriter::new(file);
     let written = match kind {
-        GameKind::Pillarz => generate::<pillarz::Position>(&args, variants, limit, &mut out),
-        GameKind::Pilastri => generate::<pilastri::Position>(&args, variants, limit, &mut out),
-        GameKind::Pyrga => generate::<pyrga::Position>(&args, variants, limit, &mut out),
-        GameKind::Alcazar => generate::<alcazar::Position>(&args, variants, limit, &mut out),
+        GameKind::Pillarz => generate::<pillarz::Position>(args.games, variants, config, &mut out),
+        GameKind::Pilastri => {
+            generate::<pilastri::Position>(args.games, variants, config, &mut out)
+        }
+        GameKind::Pyrga => generate::<pyrga::Position>(args.games, variants, config, &mut out),
+        GameKind::Alcazar => generate::<alcazar::Position>(args.games, variants, config, &mut out),
     }?;
     out.flush().map_err(anyhow::Error::from)?;
     println!("{written} positions written to {}", args.out.display());

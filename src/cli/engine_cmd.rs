@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 
 use crate::engine::any::{Analysis, AnyEngine};
-use crate::engine::{Caps, Limit, Params};
+use crate::engine::{Caps, Eval, Limit, Params};
 use crate::rules::{AnyRecord, GameKind, RulesError, Variants};
 use crate::wall_clock::WallClock;
 
@@ -25,6 +25,9 @@ pub struct Args {
     /// Transposition table size, as a power of two of entries.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(10..=26))]
     hash_bits: u32,
+    /// The evaluation: `hand` or `nnue` (pillarz's network); the game's default when absent.
+    #[arg(long, value_parser = Eval::parse)]
+    eval: Option<Eval>,
 }
 
 /// Writes one line and flushes it (a driver waits for whole lines).
@@ -55,19 +58,23 @@ struct Session {
     /// The engine of this game, kept between searches; lent to the search thread meanwhile.
     engine: Arc<std::sync::Mutex<AnyEngine>>,
     hash_bits: u32,
+    eval: Option<Eval>,
     /// The running search, its stop flag, and whether it runs until stopped (`go infinite`).
     search: Option<(JoinHandle<()>, Arc<AtomicBool>, bool)>,
 }
 
 impl Session {
-    fn new(hash_bits: u32) -> Session {
+    fn new(hash_bits: u32, eval: Option<Eval>) -> Session {
         let kind = GameKind::Pillarz;
         Session {
             kind,
             variants: Variants::NONE,
             record: AnyRecord::new(kind, Variants::NONE, None).expect("the start position"),
-            engine: Arc::new(std::sync::Mutex::new(AnyEngine::new(kind, hash_bits))),
+            engine: Arc::new(std::sync::Mutex::new(AnyEngine::with_eval(
+                kind, hash_bits, eval,
+            ))),
             hash_bits,
+            eval,
             search: None,
         }
     }
@@ -166,8 +173,11 @@ impl Session {
                     Ok((kind, variants)) => {
                         self.kind = kind;
                         self.variants = variants;
-                        self.engine =
-                            Arc::new(std::sync::Mutex::new(AnyEngine::new(kind, self.hash_bits)));
+                        self.engine = Arc::new(std::sync::Mutex::new(AnyEngine::with_eval(
+                            kind,
+                            self.hash_bits,
+                            self.eval,
+                        )));
                         if let Err(e) = self.set_position(None, &[]) {
                             say(&format!("error {e}"));
                         }
@@ -194,7 +204,7 @@ impl Session {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let mut session = Session::new(args.hash_bits);
+    let mut session = Session::new(args.hash_bits, args.eval);
     for line in std::io::stdin().lock().lines() {
         let line = line.map_err(anyhow::Error::from)?;
         if !session.handle(line.trim()) {

@@ -57,7 +57,9 @@ impl Spec {
         variants: Variants,
     ) -> Result<Box<dyn Contender<G>>, String> {
         Ok(match self {
-            Spec::Agent(Agent::Engine { limit }) => Box::new(EnginePlayer::new(*limit)),
+            Spec::Agent(Agent::Engine { limit, eval }) => {
+                Box::new(EnginePlayer::new(*limit, *eval))
+            }
             Spec::Agent(a) => Box::new(*a),
             Spec::External { path, limit } => {
                 Box::new(ExternalEngine::spawn(path, *limit, kind, variants)?)
@@ -71,7 +73,7 @@ impl Spec {
 pub struct Args {
     /// The game: pillarz, pilastri, pyrga or alcazar.
     game: String,
-    /// Player A: engine:<limit>, level:<1-8>, uct:<ms>, greedy, random, or cmd:<path>[@<limit>]
+    /// Player A: engine:<limit>[:hand|nnue], level:<1-8>, uct:<ms>, greedy, random, or cmd:<path>[@<limit>]
     /// (the program at <path> run as `<path> engine` and driven through the engine protocol).
     /// A limit is a think time in ms (`100`, the default), a node count (`5000n`) or a depth
     /// (`d6`) per move.

@@ -19,9 +19,11 @@ mod game_cmds;
 mod keys;
 mod loadgen;
 mod match_cmd;
+mod nnue;
 mod openapi;
 mod perft;
 mod play;
+mod selfplay_args;
 mod serve;
 mod tune;
 
@@ -40,6 +42,10 @@ pub const EXIT_FAILURE: u8 = 1;
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// A pillarz network file (`pillarz nnue train`) to evaluate with instead of the one
+    /// compiled in: for measuring a network before compiling it in.
+    #[arg(long, global = true, env = "PILLARZ_NNUE")]
+    network: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -60,6 +66,8 @@ enum Command {
     Match(match_cmd::Args),
     /// Self-play games for the evaluation tuner: labelled positions, one per line.
     Datagen(datagen::Args),
+    /// pillarz's learned evaluation: generate self-play data (`gen`), train a network (`train`).
+    Nnue(nnue::Args),
     /// Fit a game's evaluation weights to self-play positions (Texel's method).
     Tune(tune::Args),
     /// List the games the server plays.
@@ -131,6 +139,15 @@ pub fn main() -> ExitCode {
 }
 
 pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
+    if let Some(path) = &cli.network {
+        let bytes =
+            std::fs::read(path).map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
+        let net = crate::engine::nnue::network::Network::from_bytes(&bytes)
+            .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
+        if !crate::engine::nnue::install(net) {
+            return Err(anyhow::anyhow!("a network was in use before --network was read").into());
+        }
+    }
     match cli.command {
         Command::Serve(args) => serve::run(args),
         Command::Perft(args) => perft::run(args),
@@ -140,6 +157,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Match(args) => match_cmd::run(args),
         Command::Datagen(args) => datagen::run(args),
         Command::Tune(args) => tune::run(args),
+        Command::Nnue(args) => nnue::run(args),
         Command::Catalog(args) => game_cmds::catalog(args),
         Command::New(args) => game_cmds::new(args),
         Command::Show(args) => game_cmds::show(args),

@@ -6,7 +6,7 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::eval::Searchable;
+use super::eval::{Eval, Searchable};
 use super::levels::Level;
 use super::limits::Clock;
 use super::score::Score;
@@ -134,12 +134,22 @@ pub enum AnyEngine {
 }
 
 impl AnyEngine {
+    /// An engine with the game's default evaluation.
     pub fn new(kind: GameKind, tt_bits: u32) -> AnyEngine {
+        AnyEngine::with_eval(kind, tt_bits, None)
+    }
+
+    /// An engine evaluating with `eval` (`None`: the game's default; a game without a network
+    /// evaluates by hand whatever is asked).
+    pub fn with_eval(kind: GameKind, tt_bits: u32, eval: Option<Eval>) -> AnyEngine {
+        fn make<G: Searchable>(tt_bits: u32, eval: Option<Eval>) -> Engine<G> {
+            Engine::with_eval(tt_bits, eval.unwrap_or(G::DEFAULT_EVAL))
+        }
         match kind {
-            GameKind::Pillarz => AnyEngine::Pillarz(Engine::new(tt_bits)),
-            GameKind::Pilastri => AnyEngine::Pilastri(Engine::new(tt_bits)),
-            GameKind::Pyrga => AnyEngine::Pyrga(Engine::new(tt_bits)),
-            GameKind::Alcazar => AnyEngine::Alcazar(Engine::new(tt_bits)),
+            GameKind::Pillarz => AnyEngine::Pillarz(make(tt_bits, eval)),
+            GameKind::Pilastri => AnyEngine::Pilastri(make(tt_bits, eval)),
+            GameKind::Pyrga => AnyEngine::Pyrga(make(tt_bits, eval)),
+            GameKind::Alcazar => AnyEngine::Alcazar(make(tt_bits, eval)),
         }
     }
 

@@ -1,9 +1,10 @@
 //! The fixed bench: the same positions searched to the same depths every time. Its total node
 //! count is a fingerprint of the search: a pure refactor must not change it.
 
+use super::eval::Eval;
 use super::eval::Searchable;
 use super::limits::{Caps, FrozenClock, Limit};
-use super::search::{Params, search};
+use super::search::{Engine, Params};
 use crate::rules::{Variant, Variants, alcazar, pilastri, pillarz, pyrga};
 
 /// One bench position's result.
@@ -14,6 +15,7 @@ pub struct BenchLine {
 }
 
 fn run<G: Searchable>(
+    eval: Option<Eval>,
     name: &str,
     notation: Option<&str>,
     variants: Variants,
@@ -23,7 +25,8 @@ fn run<G: Searchable>(
         Some(s) => G::parse_position(s, variants).unwrap_or_else(|e| panic!("bench {s}: {e}")),
         None => G::start(variants),
     };
-    let report = search(
+    let mut engine = Engine::<G>::with_eval(18, eval.unwrap_or(G::DEFAULT_EVAL));
+    let report = engine.search(
         &pos,
         &[],
         &Params {
@@ -43,46 +46,52 @@ fn run<G: Searchable>(
     }
 }
 
-/// Runs every bench position; `each` is called after each one (to time it, or print).
-pub fn run_all(mut each: impl FnMut(&BenchLine)) -> u64 {
+/// Runs every bench position with evaluation `eval` (`None`: each game's default); `each` is
+/// called after each one (to time it, or print).
+pub fn run_all(eval: Option<Eval>, mut each: impl FnMut(&BenchLine)) -> u64 {
     let jobs: Vec<Box<dyn Fn() -> BenchLine>> = vec![
-        Box::new(|| {
+        Box::new(move || {
             run::<pillarz::Position>(
+                eval,
                 "pillarz",
                 Some("00000/00o00x0/00000/00x00o0/00000 1"),
                 Variants::NONE,
                 4,
             )
         }),
-        Box::new(|| {
+        Box::new(move || {
             run::<pillarz::Position>(
+                eval,
                 "pillarz",
                 Some("00100/00o120/0230x0/0x0041/001o00 2"),
                 Variants::NONE,
                 5,
             )
         }),
-        Box::new(|| run::<pilastri::Position>("pilastri", None, Variants::NONE, 7)),
-        Box::new(|| {
+        Box::new(move || run::<pilastri::Position>(eval, "pilastri", None, Variants::NONE, 7)),
+        Box::new(move || {
             run::<pilastri::Position>(
+                eval,
                 "pilastri size-8",
                 None,
                 Variants::NONE.with(Variant::Size8),
                 5,
             )
         }),
-        Box::new(|| run::<pyrga::Position>("pyrga", None, Variants::NONE, 6)),
-        Box::new(|| {
+        Box::new(move || run::<pyrga::Position>(eval, "pyrga", None, Variants::NONE, 6)),
+        Box::new(move || {
             run::<pyrga::Position>(
+                eval,
                 "pyrga",
                 Some("-,-,-,-/t>,Tv,-,-/StvC,t<,-,-/st>C,T<c,ST>,t< 1 Td1W"),
                 Variants::NONE,
                 9,
             )
         }),
-        Box::new(|| run::<alcazar::Position>("alcazar", None, Variants::NONE, 6)),
-        Box::new(|| {
+        Box::new(move || run::<alcazar::Position>(eval, "alcazar", None, Variants::NONE, 6)),
+        Box::new(move || {
             run::<alcazar::Position>(
+                eval,
                 "alcazar",
                 Some("b5,c4,d1,e4,e8,f3,h7,i6 b8 h4 1 e8"),
                 Variants::NONE,

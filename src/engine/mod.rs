@@ -9,6 +9,7 @@ pub mod eval;
 pub mod levels;
 pub mod limits;
 mod move_picker;
+pub mod nnue;
 pub mod score;
 pub mod search;
 pub mod selfplay;
@@ -16,7 +17,7 @@ pub mod tournament;
 mod tt;
 pub mod tuner;
 
-pub use eval::Searchable;
+pub use eval::{Eval, Searchable};
 pub use limits::{Caps, Clock, FrozenClock, Limit};
 pub use score::Score;
 pub use search::{Engine, Line, Params, Report, search};

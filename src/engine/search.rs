@@ -24,7 +24,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
-use super::eval::Searchable;
+use super::eval::{Eval, Searchable};
 use super::limits::{CHECK_EVERY, Caps, Clock, Limit, MAX_PLY};
 use super::move_picker::Ordering;
 use super::score::{INFINITY, PROVEN, Score, WIN};
@@ -120,14 +120,22 @@ fn reduction(depth: i32, searched: usize) -> i32 {
 pub struct Engine<G: Searchable> {
     tt: Table<G::Move>,
     ordering: Ordering<G::Move>,
+    eval: Eval,
 }
 
 impl<G: Searchable> Engine<G> {
-    /// An engine whose table holds `2^tt_bits` entries.
+    /// An engine whose table holds `2^tt_bits` entries, with the game's default evaluation.
     pub fn new(tt_bits: u32) -> Engine<G> {
+        Engine::with_eval(tt_bits, G::DEFAULT_EVAL)
+    }
+
+    /// An engine that evaluates with `eval` (the hand-written one where the game has no
+    /// network).
+    pub fn with_eval(tt_bits: u32, eval: Eval) -> Engine<G> {
         Engine {
             tt: Table::new(tt_bits),
             ordering: Ordering::new(MAX_PLY as usize + 1, G::MOVE_SLOTS),
+            eval: if G::HAS_NETWORK { eval } else { Eval::Hand },
         }
     }
 
@@ -158,6 +166,7 @@ impl<G: Searchable> Engine<G> {
             stop: params.stop,
             stopped: false,
             contempt: params.contempt,
+            eval: self.eval,
         };
         for key in history {
             s.enter(*key);
@@ -191,6 +200,7 @@ struct Searcher<'a, G: Searchable> {
     stop: Option<&'a AtomicBool>,
     stopped: bool,
     contempt: i32,
+    eval: Eval,
 }
 
 /// A repetition key spread out before it joins the path hash (so that it cannot cancel the
@@ -229,6 +239,15 @@ impl<'a, G: Searchable> Searcher<'a, G> {
     }
 
     /// Pushes a position onto the path (games that forbid repetition only).
+    /// The static evaluation this search uses.
+    #[inline]
+    fn evaluate(&self, pos: &G) -> i32 {
+        match self.eval {
+            Eval::Hand => pos.evaluate(),
+            Eval::Network => pos.network_evaluate(),
+        }
+    }
+
     fn enter(&mut self, key: u64) {
         if G::FORBIDS_REPETITION {
             self.keys.push(key);
@@ -284,10 +303,10 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             return terminal(pos, ply, self.contempt);
         }
         if ply >= MAX_PLY || qply >= QUIESCENCE_PLIES {
-            return pos.evaluate();
+            return self.evaluate(pos);
         }
         if !pos.threatened() {
-            let stand = pos.evaluate();
+            let stand = self.evaluate(pos);
             if G::SELECTIVE && qply < THREAT_PLIES && stand < beta {
                 return self.make_threats(pos, ply, alpha, beta, qply, stand);
             }
@@ -425,7 +444,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         let tt_move = entry.and_then(|e| e.best);
 
         // The static evaluation, where pruning may use it.
-        let eval = (G::SELECTIVE && !threatened).then(|| pos.evaluate());
+        let eval = (G::SELECTIVE && !threatened).then(|| self.evaluate(pos));
         if let Some(eval) = eval
             && !pv_node
             && beta.abs() < PROVEN
@@ -707,7 +726,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         }
         if completed == 0 && ranked[0].score == -INFINITY {
             // Not even one move of depth 1 finished: the first in order, scored statically.
-            ranked[0].score = pos.evaluate();
+            ranked[0].score = self.evaluate(pos);
         }
         self.leave();
         // A draw at the root scores the root side's contempt; solved, it is a proven draw.

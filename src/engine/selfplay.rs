@@ -6,6 +6,7 @@ use rand::rngs::SmallRng;
 
 use super::eval::Searchable;
 use super::limits::{Caps, FrozenClock, Limit};
+use super::score::Score;
 use super::search::{Engine, Params};
 use crate::rules::record::Record;
 use crate::rules::{MoveList, Variants, Winner};
@@ -13,10 +14,22 @@ use crate::rules::{MoveList, Variants, Winner};
 /// Games longer than this are abandoned (none of the four games should come near it).
 const MAX_PLIES: usize = 400;
 
-/// One finished self-play game: its positions in order (the random opening left out) and who
-/// won.
+/// How a run of self-play games is played.
+#[derive(Clone, Copy, Debug)]
+pub struct SelfPlayConfig {
+    /// The engine's limit per move: a node count or a depth (a time would not reproduce).
+    pub limit: Limit,
+    /// Random plies that open a game, drawn from this range (`min <= max`).
+    pub random_plies: (usize, usize),
+    /// The same seed plays the same games.
+    pub seed: u64,
+}
+
+/// One finished self-play game: its positions in order (the random opening left out), the
+/// search's score of each, and who won.
 pub struct SelfPlayGame<G> {
     pub positions: Vec<G>,
+    pub scores: Vec<Score>,
     pub winner: Winner,
 }
 
@@ -33,11 +46,13 @@ pub fn play<G: Searchable>(
     engine.new_game();
     let mut record = Record::new(G::start(variants));
     let mut positions = Vec::new();
+    let mut scores = Vec::new();
     let mut moves = MoveList::new();
     loop {
         if let Some(outcome) = record.outcome() {
             return Some(SelfPlayGame {
                 positions,
+                scores,
                 winner: outcome.winner,
             });
         }
@@ -63,6 +78,7 @@ pub fn play<G: Searchable>(
                     contempt: 0,
                 },
             );
+            scores.push(report.score);
             report.best().unwrap_or(moves[0])
         };
         record.play(mv).expect("a legal move");

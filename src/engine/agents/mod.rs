@@ -7,7 +7,7 @@ mod uct;
 use rand::Rng;
 use rand::rngs::SmallRng;
 
-use super::eval::Searchable;
+use super::eval::{Eval, Searchable};
 use super::levels::Level;
 use super::limits::{Caps, Clock, Limit};
 use super::search::{Engine, Params};
@@ -17,8 +17,9 @@ use crate::rules::record::Record;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Agent {
-    /// The engine, with this limit per move (a think time, a node count or a depth).
-    Engine { limit: Limit },
+    /// The engine, with this limit per move (a think time, a node count or a depth) and this
+    /// evaluation (`None`: the game's default).
+    Engine { limit: Limit, eval: Option<Eval> },
     /// A uniformly random legal move.
     Random,
     /// Takes an immediate win, avoids moves that allow one, otherwise random.
@@ -30,8 +31,8 @@ pub enum Agent {
 }
 
 impl Agent {
-    /// `engine:<limit>` (`100` ms, `5000n` nodes, `d6` plies), `level:<1-8>`, `random`,
-    /// `greedy` or `uct:<ms>`.
+    /// `engine:<limit>[:<eval>]` (`100` ms, `5000n` nodes, `d6` plies; `hand` or `nnue`),
+    /// `level:<1-8>`, `random`, `greedy` or `uct:<ms>`.
     pub fn parse(s: &str) -> Result<Agent, String> {
         let (name, arg) = s.split_once(':').unwrap_or((s, ""));
         let ms = || {
@@ -41,9 +42,15 @@ impl Agent {
                 .ok_or_else(|| format!("{name} needs a think time in ms, like {name}:100"))
         };
         match name {
-            "engine" => Limit::parse_short(arg)
-                .map(|limit| Agent::Engine { limit })
-                .map_err(|e| e.to_string()),
+            "engine" => {
+                let (limit, eval) = match arg.split_once(':') {
+                    Some((limit, eval)) => (limit, Some(Eval::parse(eval)?)),
+                    None => (arg, None),
+                };
+                Limit::parse_short(limit)
+                    .map(|limit| Agent::Engine { limit, eval })
+                    .map_err(|e| e.to_string())
+            }
             "uct" => Ok(Agent::Uct { movetime_ms: ms()? }),
             "level" => arg
                 .parse::<u8>()
@@ -61,7 +68,11 @@ impl Agent {
 
     pub fn name(&self) -> String {
         match self {
-            Agent::Engine { limit } => format!("engine:{limit}"),
+            Agent::Engine { limit, eval: None } => format!("engine:{limit}"),
+            Agent::Engine {
+                limit,
+                eval: Some(eval),
+            } => format!("engine:{limit}:{}", eval.as_str()),
             Agent::Random => "random".into(),
             Agent::Greedy => "greedy".into(),
             Agent::Uct { movetime_ms } => format!("uct:{movetime_ms}"),
@@ -90,7 +101,9 @@ impl Agent {
             Agent::Level(level) => {
                 crate::engine::any::level_choice(record.state(), level, rng, clock)
             }
-            Agent::Engine { limit } => EnginePlayer::new(limit).think(record, &moves, clock),
+            Agent::Engine { limit, eval } => {
+                EnginePlayer::new(limit, eval).think(record, &moves, clock)
+            }
         }
     }
 }
@@ -114,9 +127,10 @@ pub struct EnginePlayer<G: Searchable> {
 }
 
 impl<G: Searchable> EnginePlayer<G> {
-    pub fn new(limit: Limit) -> EnginePlayer<G> {
+    /// The engine at `limit` per move, evaluating with `eval` (`None`: the game's default).
+    pub fn new(limit: Limit, eval: Option<Eval>) -> EnginePlayer<G> {
         EnginePlayer {
-            engine: Engine::new(20),
+            engine: Engine::with_eval(20, eval.unwrap_or(G::DEFAULT_EVAL)),
             limit,
         }
     }

@@ -9,6 +9,31 @@ mod pyrga;
 
 use crate::rules::Game;
 
+/// Which static evaluation a search uses: the hand-written one every game has, or a learned
+/// network where the game has one ([`Searchable::HAS_NETWORK`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Eval {
+    Hand,
+    Network,
+}
+
+impl Eval {
+    pub fn parse(s: &str) -> Result<Eval, String> {
+        match s {
+            "hand" => Ok(Eval::Hand),
+            "nnue" => Ok(Eval::Network),
+            _ => Err(format!("unknown evaluation {s:?} (expected hand or nnue)")),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Eval::Hand => "hand",
+            Eval::Network => "nnue",
+        }
+    }
+}
+
 pub trait Searchable: Game {
     /// Whether the search may prune and reduce in this game (reverse futility, late-move and
     /// internal iterative reductions): on only where matches showed a gain.
@@ -19,8 +44,21 @@ pub trait Searchable: Game {
 
     fn move_slot(mv: &Self::Move) -> usize;
 
-    /// A heuristic value of a position that is not over, from the side to move's view.
+    /// A heuristic value of a position that is not over, from the side to move's view (the
+    /// hand-written evaluation).
     fn evaluate(&self) -> i32;
+
+    /// Whether the game has a learned evaluation ([`Searchable::network_evaluate`]).
+    const HAS_NETWORK: bool = false;
+
+    /// The evaluation a search uses unless told otherwise.
+    const DEFAULT_EVAL: Eval = Eval::Hand;
+
+    /// The learned evaluation, on the hand-written one's scale; the hand-written one where the
+    /// game has no network.
+    fn network_evaluate(&self) -> i32 {
+        self.evaluate()
+    }
 
     /// A move that wins on the spot for the side to move, found cheaply (the search asks at
     /// every node and plays it at once). `None` when there is none, or when the game has no cheap

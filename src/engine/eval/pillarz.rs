@@ -43,7 +43,9 @@ const FILE_E: u32 = FILE_A << 4;
 /// Every square next to a square of `set` (the union of their neighbourhoods), by shifts.
 #[inline]
 fn around(set: u32) -> u32 {
-    let row = set | ((set << 1) & !FILE_A) | ((set >> 1) & !FILE_E);
+    // Masked to the board before the vertical shifts: e5 shifted east is bit 25, which a
+    // shift south would otherwise bring back as a5.
+    let row = (set | ((set << 1) & !FILE_A) | ((set >> 1) & !FILE_E)) & BOARD;
     let sideways = ((set << 1) & !FILE_A) | ((set >> 1) & !FILE_E);
     (sideways | (row << 5) | (row >> 5)) & BOARD
 }
@@ -175,6 +177,12 @@ impl Searchable for Position {
 
     fn evaluate(&self) -> i32 {
         self.linear_eval()
+    }
+
+    const HAS_NETWORK: bool = true;
+
+    fn network_evaluate(&self) -> i32 {
+        crate::engine::nnue::evaluate(self)
     }
 
     fn winning_move(&self) -> Option<Move> {

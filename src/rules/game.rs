@@ -98,17 +98,6 @@ pub enum Termination {
 }
 
 impl Termination {
-    pub const ALL: [Termination; 8] = [
-        Termination::Goal,
-        Termination::Trap,
-        Termination::Fortress,
-        Termination::NoMoves,
-        Termination::Towers,
-        Termination::Tiebreak,
-        Termination::Timeout,
-        Termination::Resign,
-    ];
-
     pub const fn as_str(self) -> &'static str {
         match self {
             Termination::Goal => "goal",
@@ -120,10 +109,6 @@ impl Termination {
             Termination::Timeout => "timeout",
             Termination::Resign => "resign",
         }
-    }
-
-    pub fn parse(s: &str) -> Option<Termination> {
-        Termination::ALL.into_iter().find(|t| t.as_str() == s)
     }
 }
 
@@ -211,11 +196,6 @@ pub trait Game: Clone + PartialEq + fmt::Debug + fmt::Display + Send + Sync + 's
 
     /// `Ok` when `mv` is legal here, otherwise the reason it is not.
     fn check(&self, mv: &Self::Move) -> Result<(), IllegalMove>;
-
-    /// Whether `mv` is legal here; the same answer as membership in [`Game::legal_moves`].
-    fn is_legal(&self, mv: &Self::Move) -> bool {
-        self.check(mv).is_ok()
-    }
 
     /// Plays a move that must be legal. Cheap; for search.
     fn play_unchecked(&mut self, mv: &Self::Move);

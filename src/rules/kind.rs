@@ -142,10 +142,6 @@ impl Variants {
         Variants(self.0 | v.bit())
     }
 
-    pub const fn without(self, v: Variant) -> Variants {
-        Variants(self.0 & !v.bit())
-    }
-
     pub const fn contains(self, v: Variant) -> bool {
         self.0 & v.bit() != 0
     }

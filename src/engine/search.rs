@@ -29,6 +29,7 @@ use super::limits::{CHECK_EVERY, Caps, Clock, Limit, MAX_PLY};
 use super::move_picker::Ordering;
 use super::score::{INFINITY, PROVEN, Score, WIN};
 use super::tt::{Bound, Table, from_tt};
+use crate::rules::state::{repeats, retain_unrepeated};
 use crate::rules::{Game, MoveList, Winner};
 
 /// What a search is asked to do.
@@ -244,10 +245,6 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         }
     }
 
-    fn repeats(&self, child: &G) -> bool {
-        G::FORBIDS_REPETITION && self.keys.contains(&child.repetition_key())
-    }
-
     fn table_key(&self, pos: &G) -> u64 {
         pos.hash() ^ self.path_key
     }
@@ -302,7 +299,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         for mv in moves.iter() {
             let mut child = pos.clone();
             child.play_unchecked(mv);
-            if self.repeats(&child) {
+            if repeats(&child, &self.keys) {
                 continue;
             }
             if let Some(reply) = child.winning_move() {
@@ -357,7 +354,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             }
             let mut child = pos.clone();
             child.play_unchecked(mv);
-            if self.repeats(&child) {
+            if repeats(&child, &self.keys) {
                 continue;
             }
             let score = -self.quiescence(&child, ply + 1, -beta, -alpha, qply + 1);
@@ -485,7 +482,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             }
             let mut child = pos.clone();
             child.play_unchecked(mv);
-            if self.repeats(&child) {
+            if repeats(&child, &self.keys) {
                 continue;
             }
             if threatened && let Some(reply) = child.winning_move() {
@@ -598,11 +595,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         let mut root_moves = MoveList::new();
         pos.legal_moves(&mut root_moves);
         self.enter(pos.repetition_key());
-        root_moves.retain(|mv| {
-            let mut child = pos.clone();
-            child.play_unchecked(mv);
-            !self.repeats(&child)
-        });
+        retain_unrepeated(pos, &self.keys, &mut root_moves);
         if root_moves.is_empty() {
             let drawn = pos.outcome().is_some_and(|o| o.winner == Winner::Draw);
             return Report {

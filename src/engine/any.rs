@@ -10,7 +10,7 @@ use super::eval::Searchable;
 use super::levels::Level;
 use super::limits::Clock;
 use super::score::Score;
-use super::search::{Engine, Params, Report, search};
+use super::search::{Engine, Params, Report, TT_BITS, search};
 use crate::rules::state::GameState;
 use crate::rules::{AnyState, GameKind, MoveList, alcazar, pilastri, pillarz, pyrga};
 
@@ -81,7 +81,7 @@ pub fn level_choice<G: Searchable>(
     rng: &mut SmallRng,
     clock: &dyn Clock,
 ) -> Option<G::Move> {
-    level_choice_with(&mut Engine::new(18), state, level, rng, clock)
+    level_choice_with(&mut Engine::new(TT_BITS), state, level, rng, clock)
 }
 
 /// [`level_choice`] with an engine that may remember earlier moves of the game.
@@ -101,13 +101,9 @@ pub fn level_choice_with<G: Searchable>(
         state.position(),
         state.history(),
         &Params {
-            limit: level.limit(),
             caps: level.caps(),
             multipv: if level.margin > 0 { 8 } else { 1 },
-            clock,
-            stop: None,
-            tt_bits: 18,
-            contempt: 20,
+            ..Params::play(level.limit(), clock)
         },
     );
     let best = report.lines.first()?;

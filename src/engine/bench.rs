@@ -2,7 +2,7 @@
 //! count is a fingerprint of the search: a pure refactor must not change it.
 
 use super::eval::Searchable;
-use super::limits::{Caps, FrozenClock, Limit};
+use super::limits::{FrozenClock, Limit};
 use super::search::{Params, search};
 use crate::rules::{Variant, Variants, alcazar, pilastri, pillarz, pyrga};
 
@@ -26,15 +26,7 @@ fn run<G: Searchable>(
     let report = search(
         &pos,
         &[],
-        &Params {
-            limit: Limit::Depth(depth),
-            caps: Caps::NONE,
-            multipv: 1,
-            clock: &FrozenClock,
-            stop: None,
-            tt_bits: 18,
-            contempt: 0,
-        },
+        &Params::analysis(Limit::Depth(depth), &FrozenClock),
     );
     BenchLine {
         name: format!("{name} {}", notation.unwrap_or("start")),

@@ -49,6 +49,36 @@ pub struct Params<'a> {
     pub contempt: i32,
 }
 
+/// The table size of a one-off [`search`] and of a computer seat's engine: `2^18` entries.
+pub const TT_BITS: u32 = 18;
+/// The contempt of a player: a draw counts this much (about a fifth of a pawn-level) below
+/// an even position, so as not to settle for draws against weaker opponents.
+pub const PLAYER_CONTEMPT: i32 = 20;
+
+impl<'a> Params<'a> {
+    /// Analysis: the best line under `limit`, uncapped, unstoppable, a draw worth exactly an
+    /// even position. Callers change what differs with struct update syntax.
+    pub fn analysis(limit: Limit, clock: &'a dyn Clock) -> Params<'a> {
+        Params {
+            limit,
+            caps: Caps::NONE,
+            multipv: 1,
+            clock,
+            stop: None,
+            tt_bits: TT_BITS,
+            contempt: 0,
+        }
+    }
+
+    /// Play: analysis with a player's [`PLAYER_CONTEMPT`].
+    pub fn play(limit: Limit, clock: &'a dyn Clock) -> Params<'a> {
+        Params {
+            contempt: PLAYER_CONTEMPT,
+            ..Params::analysis(limit, clock)
+        }
+    }
+}
+
 /// One of the best moves, with its score and the line that follows.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Line<M> {

@@ -30,6 +30,7 @@ use crate::api::Seat;
 use crate::engine::any::AnyEngine;
 use crate::engine::any::computer_move;
 use crate::engine::levels::Level;
+use crate::engine::search::TT_BITS;
 use crate::rules::{AnyState, GameKind};
 use crate::wall_clock::WallClock;
 
@@ -49,9 +50,8 @@ pub fn engine_player() -> Player {
     })
 }
 
-/// How many seats' engines a replica keeps between their moves, and their tables' size.
+/// How many seats' engines a replica keeps between their moves.
 const KEPT_ENGINES: usize = 8;
-const ENGINE_TT_BITS: u32 = 18;
 
 /// This replica's thinking threads, who thinks, and the engines of the seats it played last
 /// (so a seat's next move starts from what its last one learned, not from an empty table).
@@ -87,7 +87,7 @@ impl EngineSeats {
         let mut kept = self.kept();
         match kept.iter().position(|(key, _)| *key == (id, seat)) {
             Some(i) => kept.remove(i).expect("found").1,
-            None => AnyEngine::new(kind, ENGINE_TT_BITS),
+            None => AnyEngine::new(kind, TT_BITS),
         }
     }
 

@@ -9,7 +9,7 @@ use rand::rngs::SmallRng;
 
 use super::eval::Searchable;
 use super::levels::Level;
-use super::limits::{Caps, Clock, Limit};
+use super::limits::{Clock, Limit};
 use super::search::{Engine, Params};
 use super::tournament::Contender;
 use crate::rules::MoveList;
@@ -136,15 +136,7 @@ impl<G: Searchable> EnginePlayer<G> {
             .search(
                 record.position(),
                 record.history(),
-                &Params {
-                    limit: self.limit,
-                    caps: Caps::NONE,
-                    multipv: 1,
-                    clock,
-                    stop: None,
-                    tt_bits: 20,
-                    contempt: 20,
-                },
+                &Params::play(self.limit, clock),
             )
             .best()
     }

@@ -100,9 +100,11 @@ impl Written {
 
 fn contention() -> ApiError {
     ApiError {
-        code: ErrorCode::StoreUnavailable,
-        detail: "too many concurrent writes to this game; try again".into(),
         retry_after: Some(1),
+        ..ApiError::new(
+            ErrorCode::StoreUnavailable,
+            "too many concurrent writes to this game; try again",
+        )
     }
 }
 

@@ -24,7 +24,7 @@ use crate::api::{
     ChangeKind, ClockView, GameEvent, GameResult, GameView, Seat, Status, TerminationKind,
 };
 use crate::rules::{AnyState, GameKind, Outcome, Player, Termination, Variant, Variants, Winner};
-use crate::service::error::{ApiError, ErrorCode};
+use crate::service::error::{ApiError, Cause, ErrorCode};
 
 pub fn seat_of(player: Player) -> Seat {
     match player {
@@ -201,8 +201,10 @@ impl Serialize for MovesRef<'_> {
 }
 
 fn corrupt(id: GameId, why: impl std::fmt::Display) -> ApiError {
-    tracing::error!(game = %id, %why, "stored game cannot be read");
-    ApiError::new(ErrorCode::Internal, "the stored game could not be read")
+    ApiError {
+        cause: Some(Cause::StoreCorrupt(format!("game {id}: {why}"))),
+        ..ApiError::new(ErrorCode::Internal, "the stored game could not be read")
+    }
 }
 
 impl StoredGame {

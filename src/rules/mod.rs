@@ -20,6 +20,6 @@ pub mod record;
 pub mod state;
 mod zobrist;
 
-pub use any::{AnyRecord, AnyState};
+pub use any::{AnyRecord, AnyState, RulesError};
 pub use game::{Game, IllegalMove, MoveList, Outcome, PlayError, Player, Termination, Winner};
-pub use kind::{GameKind, ParseGameKindError, RulesError, Variant, Variants};
+pub use kind::{GameKind, ParseGameKindError, Variant, VariantError, Variants};

@@ -8,7 +8,7 @@
 use actix_web::http::StatusCode;
 
 use crate::api::Problem;
-use crate::rules::{IllegalMove, RulesError};
+use crate::rules::{IllegalMove, RulesError, VariantError};
 
 use super::store::StoreError;
 
@@ -318,14 +318,22 @@ pub const PROBLEM_JSON: &str = "application/problem+json";
 impl From<RulesError> for ApiError {
     fn from(e: RulesError) -> ApiError {
         let code = match &e {
-            RulesError::UnknownGame(_) | RulesError::UnknownVariant(_) => ErrorCode::BadRequest,
-            RulesError::UnsupportedVariant { .. } => ErrorCode::BadVariant,
+            RulesError::UnknownGame(_) | RulesError::Variant(VariantError::Unknown(_)) => {
+                ErrorCode::BadRequest
+            }
+            RulesError::Variant(VariantError::Unsupported { .. }) => ErrorCode::BadVariant,
             RulesError::BadPosition { .. } => ErrorCode::BadPosition,
             RulesError::BadNotation { .. } => ErrorCode::BadNotation,
             RulesError::Illegal(IllegalMove::GameOver) => ErrorCode::GameOver,
             RulesError::Illegal(_) => ErrorCode::IllegalMove,
         };
         ApiError::new(code, e.to_string())
+    }
+}
+
+impl From<VariantError> for ApiError {
+    fn from(e: VariantError) -> ApiError {
+        RulesError::from(e).into()
     }
 }
 

@@ -148,6 +148,17 @@ impl IllegalMove {
     }
 }
 
+/// Why a position string is refused: its text is not the game's notation (`N`, from the
+/// game's `notation`), or the setup it describes breaks a rule (`S`, from the game's
+/// `Position::from_setup`). The message is the inner error's.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError<N, S> {
+    #[error(transparent)]
+    Syntax(N),
+    #[error(transparent)]
+    Rule(S),
+}
+
 /// A refused [`Game::play`]: the position, untouched, and the reason.
 #[derive(Clone, Debug)]
 pub struct PlayError<G> {

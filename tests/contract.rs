@@ -140,7 +140,8 @@ impl Drop for Service {
 
 /// The version a Python tool prints, or a failure that says how to install the pinned one.
 fn require(tool: &str, version_args: &[&str], package: &str, pinned: &str) {
-    let install = format!("scripts/test installs it (or: python3 -m pip install {package}=={pinned})");
+    let install =
+        format!("scripts/test installs it (or: python3 -m pip install {package}=={pinned})");
     let out = Command::new(tool)
         .args(version_args)
         .output()

@@ -1,6 +1,6 @@
 //! The engine for callers that pick the game at run time and speak notation (the service and
-//! the CLI): analysis of any game state, and the move of a computer opponent. Which engine (and
-//! so which table) a computer seat thinks with is the caller's choice: the service keeps a
+//! the CLI): analysis of any game state, and the move of an engine seat. Which engine (and
+//! so which table) an engine seat thinks with is the caller's choice: the service keeps a
 //! seat's engine between its moves.
 
 use rand::rngs::SmallRng;
@@ -73,7 +73,7 @@ pub fn analyse(state: &AnyState, params: &Params<'_>) -> Analysis {
     }
 }
 
-/// The move a computer opponent of `level` plays in `state`; `rng` picks among the moves
+/// The move an engine seat of `level` plays in `state`; `rng` picks among the moves
 /// within the level's margin of the best.
 pub fn level_choice<G: Searchable>(
     state: &GameState<G>,
@@ -121,7 +121,7 @@ pub fn level_choice_with<G: Searchable>(
 }
 
 /// An [`Engine`] for a game chosen at run time: one that keeps its table between the searches
-/// of one game (the engine protocol's session, a computer seat's moves).
+/// of one game (the engine protocol's session, an engine seat's moves).
 pub enum AnyEngine {
     Pillarz(Engine<pillarz::Position>),
     Pilastri(Engine<pilastri::Position>),
@@ -161,10 +161,10 @@ impl AnyEngine {
     }
 }
 
-/// The move a computer opponent of `level` plays in `state`, thinking with `engine` (which
+/// The move an engine seat of `level` plays in `state`, thinking with `engine` (which
 /// keeps what it learned for the seat's next move); `seed` drives the randomness of the low
 /// levels. `None` when the game has no move or `engine` is of another game.
-pub fn computer_move(
+pub fn engine_seat_move(
     engine: &mut AnyEngine,
     state: &AnyState,
     level: Level,

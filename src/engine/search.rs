@@ -49,7 +49,8 @@ pub struct Params<'a> {
     pub contempt: i32,
 }
 
-/// The table size of a one-off [`search`] and of a computer seat's engine: `2^18` entries.
+/// The table size of a one-off [`search`] and of the engine an engine seat thinks with: `2^18`
+/// entries.
 pub const TT_BITS: u32 = 18;
 /// The contempt of a player: a draw counts this much (about a fifth of a pawn-level) below
 /// an even position, so as not to settle for draws against weaker opponents.

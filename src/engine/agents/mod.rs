@@ -25,7 +25,7 @@ pub enum Agent {
     Greedy,
     /// UCT with random playouts, thinking this long per move.
     Uct { movetime_ms: u64 },
-    /// A computer opponent of the service, at this level.
+    /// An engine seat of the service, at this level.
     Level(Level),
 }
 
@@ -107,7 +107,7 @@ impl<G: Searchable> Contender<G> for Agent {
 }
 
 /// The engine as a match player: one [`Engine`] for the whole game, so its table carries over
-/// from move to move, as a computer seat's does.
+/// from move to move, as an engine seat's does.
 pub struct EnginePlayer<G: Searchable> {
     engine: Engine<G>,
     limit: Limit,

@@ -3,7 +3,7 @@
 //!
 //! Errors are plain values: making or converting one touches no metric, log or request. What
 //! an error costs the operator (a counter, a log line) is paid once, where the answer is
-//! produced, in [`super::respond`].
+//! produced, in `service::respond`.
 
 use actix_web::http::StatusCode;
 

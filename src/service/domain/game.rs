@@ -438,7 +438,7 @@ impl StoredGame {
         {
             self.live.end = Some(End {
                 result: winner,
-                termination: termination,
+                termination,
                 at: now,
             });
         }

@@ -467,3 +467,56 @@ fn garbage_never_panics() {
         }
     }
 }
+
+/// Positions built without text: a position's setup makes it again, and a setup the notation
+/// could not even write is refused by the same constructor, with its own error.
+#[test]
+fn setups_built_without_text_meet_the_same_rules() {
+    let start = pz::Position::start(Variants::NONE);
+    assert_eq!(pz::Position::from_setup(&start.setup()), Ok(start));
+    let mut setup = start.setup();
+    setup.levels[sq("a1").index()] = 5;
+    assert_eq!(
+        pz::Position::from_setup(&setup),
+        Err(pz::SetupError::LevelOutOfRange {
+            square: sq("a1"),
+            level: 5
+        })
+    );
+
+    for variants in [Variants::NONE, Variants::NONE.with(Variant::Size8)] {
+        let start = pilastri::Position::start(variants);
+        assert_eq!(
+            pilastri::Position::from_setup(&start.setup(), variants),
+            Ok(start)
+        );
+    }
+    let mut setup = pilastri::Position::start(Variants::NONE).setup();
+    setup.size = 7;
+    assert_eq!(
+        pilastri::Position::from_setup(&setup, Variants::NONE),
+        Err(pilastri::SetupError::BadSize { size: 7 })
+    );
+    let mut setup = pilastri::Position::start(Variants::NONE).setup();
+    setup.stacks[pq("h8").index()].push(Player::P1);
+    assert_eq!(
+        pilastri::Position::from_setup(&setup, Variants::NONE),
+        Err(pilastri::SetupError::OffBoard {
+            square: pq("h8"),
+            size: 6
+        })
+    );
+
+    let start = pyrga::Position::start(Variants::NONE);
+    assert_eq!(pyrga::Position::from_setup(&start.setup()), Ok(start));
+
+    let start = alcazar::Position::start(Variants::NONE);
+    assert_eq!(alcazar::Position::from_setup(&start.setup()), Ok(start));
+    let mut setup = start.setup();
+    let first = setup.walls[0];
+    setup.walls[1] = first;
+    assert_eq!(
+        alcazar::Position::from_setup(&setup),
+        Err(alcazar::SetupError::WallCount { found: 7 })
+    );
+}

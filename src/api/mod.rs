@@ -452,8 +452,9 @@ impl ToSchema for LimitSchema {
     }
 }
 
-/// A winner's wire form is its name (`p1`, `p2` or `draw`), not serde's shape of an enum with
-/// data.
+/// A winner's wire form is its name, not serde's shape of an enum with data.
+const GAME_RESULTS: [&str; 3] = ["p1", "p2", "draw"];
+
 impl Serialize for GameResult {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
@@ -464,7 +465,7 @@ impl<'de> Deserialize<'de> for GameResult {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let name = String::deserialize(deserializer)?;
         GameResult::parse(&name)
-            .ok_or_else(|| serde::de::Error::unknown_variant(&name, &["p1", "p2", "draw"]))
+            .ok_or_else(|| serde::de::Error::unknown_variant(&name, &GAME_RESULTS))
     }
 }
 
@@ -474,7 +475,7 @@ impl utoipa::PartialSchema for GameResult {
         ObjectBuilder::new()
             .schema_type(Type::String)
             .description(Some("Who won a finished game."))
-            .enum_values(Some(["p1", "p2", "draw"]))
+            .enum_values(Some(GAME_RESULTS))
             .into()
     }
 }

@@ -12,7 +12,7 @@ fn render(overlay: &str) -> String {
         .arg("kustomize")
         .arg(&dir)
         .output()
-        .expect("kubectl must be installed (it renders the overlays)");
+        .expect("kubectl must be installed (it renders the overlays; scripts/test installs it)");
     assert!(
         out.status.success(),
         "{}",

@@ -12,97 +12,107 @@ fn sq(s: &str) -> Square {
 
 #[test]
 fn pillarz_errors() {
-    use pz::PositionError as E;
-    let table: Vec<(&str, E)> = vec![
-        ("00000/00000/00000/00000/00000", E::FieldCount { found: 1 }),
+    use pillarz::rules::PositionError::{Rule, Syntax};
+    use pz::{NotationError as N, SetupError as S};
+    let table: Vec<(&str, pz::PositionError)> = vec![
+        (
+            "00000/00000/00000/00000/00000",
+            Syntax(N::FieldCount { found: 1 }),
+        ),
         (
             "00000/00000/00000/00000/00000 1 x",
-            E::FieldCount { found: 3 },
+            Syntax(N::FieldCount { found: 3 }),
         ),
-        ("00000/00000/00000/00000 1", E::RankCount { found: 4 }),
+        (
+            "00000/00000/00000/00000 1",
+            Syntax(N::RankCount { found: 4 }),
+        ),
         (
             "00000/00000/00000/00000/00000/00000 1",
-            E::RankCount { found: 6 },
+            Syntax(N::RankCount { found: 6 }),
         ),
         (
             "00000/0000/00000/00000/00000 1",
-            E::SquareCount { rank: 4, found: 4 },
+            Syntax(N::SquareCount { rank: 4, found: 4 }),
         ),
         (
             "00000/00000/00000/00000/000000 1",
-            E::SquareCount { rank: 1, found: 6 },
+            Syntax(N::SquareCount { rank: 1, found: 6 }),
         ),
         (
             "00000/00000/00500/00000/00000 1",
-            E::LevelOutOfRange {
+            Rule(S::LevelOutOfRange {
                 square: sq("c3"),
-                level: '5',
-            },
+                level: 5,
+            }),
         ),
         (
             "00000/00000/00a00/00000/00000 1",
-            E::UnexpectedChar {
+            Syntax(N::UnexpectedChar {
                 rank: 3,
                 found: 'a',
-            },
+            }),
         ),
         (
             "x00000/00000/00000/00000/00000 1",
-            E::UnexpectedChar {
+            Syntax(N::UnexpectedChar {
                 rank: 5,
                 found: 'x',
-            },
+            }),
         ),
         (
             "00000/00000/0000x0/0x0xo00/00o00 1",
-            E::TwoPawnsOnSquare { square: sq("b2") },
+            Syntax(N::TwoPawnsOnSquare { square: sq("b2") }),
         ),
         (
-            "00000/00000/004x00/0x000/00o0o0 1",
-            E::PawnOnCap { square: sq("c3") },
+            "00000/00000/004x00/0x0000/0o0o000 1",
+            Rule(S::PawnOnCap { square: sq("c3") }),
         ),
         (
             "00000/00000/00000/00000/00000 3",
-            E::BadSide { found: "3".into() },
+            Syntax(N::BadSide { found: "3".into() }),
         ),
         (
             "00000/00000/00000/00000/0x0000 2",
-            E::PawnCount {
+            Rule(S::PawnCount {
                 player: Player::P1,
                 found: 1,
-            },
+            }),
         ),
         (
             "0x0x0x00/00000/00000/00000/00000 2",
-            E::PawnCount {
+            Rule(S::PawnCount {
                 player: Player::P1,
                 found: 3,
-            },
+            }),
         ),
-        ("0o0o000/00000/00000/00000/00000 1", E::PlacementOrder),
+        ("0o0o000/00000/00000/00000/00000 1", Rule(S::PlacementOrder)),
         (
             "00000/00000/00000/00000/00000 2",
-            E::PlacementSide {
+            Rule(S::PlacementSide {
                 expected: Player::P1,
                 found: Player::P2,
-            },
+            }),
         ),
         (
             "0x0x000/00000/00000/00000/00000 1",
-            E::PlacementSide {
+            Rule(S::PlacementSide {
                 expected: Player::P2,
                 found: Player::P1,
-            },
+            }),
         ),
-        ("00000/00000/00100/00000/00000 1", E::BuiltBeforePlacement),
-        ("3x3o000/00000/00000/00000/0x0o000 1", E::BothOnTop),
+        (
+            "00000/00000/00100/00000/00000 1",
+            Rule(S::BuiltBeforePlacement),
+        ),
+        ("3x3o000/00000/00000/00000/0x0o000 1", Rule(S::BothOnTop)),
         (
             "3x3x000/00000/00000/00000/0o0o000 2",
-            E::TwoOnTop { player: Player::P1 },
+            Rule(S::TwoOnTop { player: Player::P1 }),
         ),
         (
             "3x0x000/00000/00000/00000/0o0o000 1",
-            E::WinnerToMove { player: Player::P1 },
+            Rule(S::WinnerToMove { player: Player::P1 }),
         ),
     ];
     for (input, expected) in table {
@@ -123,68 +133,77 @@ const PILASTRI_START: &str =
 
 #[test]
 fn pilastri_errors() {
-    use pilastri::PositionError as E;
+    use pilastri::{NotationError as N, SetupError as S};
+    use pillarz::rules::PositionError::{Rule, Syntax};
     let six = Variants::NONE;
-    let table: Vec<(String, Variants, E)> = vec![
-        (PILASTRI_START.to_string(), six, E::FieldCount { found: 1 }),
-        ("o,x/x,o 1".to_string(), six, E::RankCount { found: 2 }),
+    let table: Vec<(String, Variants, pilastri::PositionError)> = vec![
+        (
+            PILASTRI_START.to_string(),
+            six,
+            Syntax(N::FieldCount { found: 1 }),
+        ),
+        (
+            "o,x/x,o 1".to_string(),
+            six,
+            Syntax(N::RankCount { found: 2 }),
+        ),
         (
             format!("{PILASTRI_START} 1"),
             six.with(Variant::Size8),
-            E::SizeMismatch { found: 6 },
+            Rule(S::SizeMismatch { found: 6 }),
         ),
         (
             PILASTRI_START.replacen("o,x,o,x,o,x/", "o,x,o,x,o/", 1) + " 1",
             six,
-            E::SquareCount {
+            Syntax(N::SquareCount {
                 rank: 6,
                 found: 5,
                 expected: 6,
-            },
+            }),
         ),
         (
             PILASTRI_START.replacen("o,x,o,x,o,x/", "o,,o,x,o,x/", 1) + " 1",
             six,
-            E::EmptySquare { square: pq("b6") },
+            Syntax(N::EmptySquare { square: pq("b6") }),
         ),
         (
             PILASTRI_START.replacen("o,x,o,x,o,x/", "o,y,o,x,o,x/", 1) + " 1",
             six,
-            E::UnexpectedChar {
+            Syntax(N::UnexpectedChar {
                 square: pq("b6"),
                 found: 'y',
-            },
+            }),
         ),
         (
             PILASTRI_START.replacen("o,x,o,x,o,x/", "o,x-,o,x,o,x/", 1) + " 1",
             six,
-            E::UnexpectedChar {
+            Syntax(N::UnexpectedChar {
                 square: pq("b6"),
                 found: '-',
-            },
+            }),
         ),
         (
             format!("{PILASTRI_START} 0"),
             six,
-            E::BadSide { found: "0".into() },
+            Syntax(N::BadSide { found: "0".into() }),
         ),
         (
             PILASTRI_START.replacen("o,x,o,x,o,x/", "o,-,o,x,o,x/", 1) + " 1",
             six,
-            E::PieceCount {
+            Rule(S::PieceCount {
                 player: Player::P1,
                 found: 17,
                 expected: 18,
-            },
+            }),
         ),
         (
             PILASTRI_START.replacen("o,x,o,x,o,x/", "o,xo,o,x,o,x/", 1) + " 1",
             six,
-            E::PieceCount {
+            Rule(S::PieceCount {
                 player: Player::P2,
                 found: 19,
                 expected: 18,
-            },
+            }),
         ),
     ];
     for (input, variants, expected) in table {
@@ -202,108 +221,112 @@ fn space(s: &str) -> Space {
 
 #[test]
 fn pyrga_errors() {
-    use pyrga::PositionError as E;
+    use pillarz::rules::PositionError::{Rule, Syntax};
+    use pyrga::{NotationError as N, SetupError as S};
     let mv = |s: &str| s.parse::<PyMove>().unwrap();
-    let table: Vec<(&str, E)> = vec![
+    let table: Vec<(&str, pyrga::PositionError)> = vec![
         (
             "-,-,-,-/-,-,-,-/-,-,-,-/-,-,-,- 1",
-            E::FieldCount { found: 2 },
+            Syntax(N::FieldCount { found: 2 }),
         ),
-        ("-,-,-,-/-,-,-,-/-,-,-,- 1 -", E::RankCount { found: 3 }),
+        (
+            "-,-,-,-/-,-,-,-/-,-,-,- 1 -",
+            Syntax(N::RankCount { found: 3 }),
+        ),
         (
             "-,-,-,-/-,-,-/-,-,-,-/-,-,-,- 1 -",
-            E::SpaceCount { rank: 3, found: 3 },
+            Syntax(N::SpaceCount { rank: 3, found: 3 }),
         ),
         (
             "-,-,-,-/-,-,-,-/-,,-,-/-,-,-,- 1 -",
-            E::EmptySpace { space: space("b2") },
+            Syntax(N::EmptySpace { space: space("b2") }),
         ),
         (
             "-,-,-,-/-,-,-,-/-,X,-,-/-,-,-,- 2 Sb2",
-            E::UnexpectedChar {
+            Syntax(N::UnexpectedChar {
                 space: space("b2"),
                 found: 'X',
-            },
+            }),
         ),
         (
             "-,-,-,-/-,-,-,-/-,T,-,-/-,-,-,- 2 Sb2",
-            E::MissingArrow { space: space("b2") },
+            Syntax(N::MissingArrow { space: space("b2") }),
         ),
         (
             "-,-,-,-/-,-,-,-/-,-,-,-/T<,-,-,- 2 Ta1W",
-            E::TriangleOffBoard { space: space("a1") },
+            Rule(S::TriangleOffBoard { space: space("a1") }),
         ),
         (
             "-,-,-,-/-,-,-,-/-,CS,-,-/-,-,-,t^ 1 Cb2",
-            E::PieceOrder { space: space("b2") },
+            Syntax(N::PieceOrder { space: space("b2") }),
         ),
         (
             "-,-,-,-/-,-,-,-/-,Ss,-,-/-,-,-,- 1 Sb2",
-            E::PieceOrder { space: space("b2") },
+            Syntax(N::PieceOrder { space: space("b2") }),
         ),
         (
             "S,S,S,-/S,S,S,-/s,s,s,s/s,s,c,c 1 Sa4",
-            E::TooManyPieces {
+            Rule(S::TooManyPieces {
                 player: Player::P1,
                 shape: Shape::Square,
                 found: 6,
-            },
+            }),
         ),
         (
             "-,-,-,-/-,-,-,-/-,-,-,-/-,-,-,- 3 -",
-            E::BadSide { found: "3".into() },
+            Syntax(N::BadSide { found: "3".into() }),
         ),
         (
             "-,-,-,-/-,-,-,-/-,S,-,-/-,-,-,- 1 Sb2",
-            E::PieceBalance {
+            Rule(S::PieceBalance {
                 p1: 1,
                 p2: 0,
                 side: Player::P1,
-            },
+            }),
         ),
         (
             "-,-,-,-/-,-,-,-/-,S,s,-/-,-,-,- 2 Sc2",
-            E::PieceBalance {
+            Rule(S::PieceBalance {
                 p1: 1,
                 p2: 1,
                 side: Player::P2,
-            },
+            }),
         ),
         (
             "-,-,-,-/-,-,-,-/-,S,-,-/-,-,-,- 2 Xb2",
-            E::BadLast {
+            Syntax(N::BadLast {
                 found: "Xb2".into(),
-            },
+            }),
         ),
-        ("-,-,-,-/-,-,-,-/-,S,-,-/-,-,-,- 2 -", E::MissingLast),
+        ("-,-,-,-/-,-,-,-/-,S,-,-/-,-,-,- 2 -", Rule(S::MissingLast)),
         (
             "-,-,-,-/-,-,-,-/-,-,-,-/-,-,-,- 1 Sb2",
-            E::LastOnEmptyBoard { last: mv("Sb2") },
+            Rule(S::LastOnEmptyBoard { last: mv("Sb2") }),
         ),
         (
             "-,-,-,-/-,-,-,-/-,S,-,-/-,-,-,- 2 Sc3",
-            E::LastNotOnBoard {
+            Rule(S::LastNotOnBoard {
                 last: mv("Sc3"),
                 player: Player::P1,
-            },
+            }),
         ),
         (
             "-,-,-,-/-,-,-,-/-,S,s,-/-,-,-,- 1 Sb2",
-            E::LastNotOnBoard {
+            Rule(S::LastNotOnBoard {
                 last: mv("Sb2"),
                 player: Player::P2,
-            },
+            }),
         ),
         (
             "-,-,-,-/-,-,-,-/-,T^,-,-/-,-,-,- 2 Tb2E",
-            E::LastNotOnBoard {
+            Rule(S::LastNotOnBoard {
                 last: mv("Tb2E"),
                 player: Player::P1,
-            },
+            }),
         ),
         (
             "ST>C,ST>C,ST>C,-/-,-,-,-/stvc,stvc,stvc,-/-,-,-,- 1 Cc2",
-            E::BothWon,
+            Rule(S::BothWon),
         ),
     ];
     for (input, expected) in table {
@@ -321,74 +344,78 @@ fn slot(s: &str) -> Slot {
 
 #[test]
 fn alcazar_errors() {
-    use alcazar::PositionError as E;
+    use alcazar::{NotationError as N, SetupError as S};
+    use pillarz::rules::PositionError::{Rule, Syntax};
     let walls = "b5,c6,d7,e2,e8,f3,g4,h5";
-    let table: Vec<(String, E)> = vec![
-        (format!("{walls} b8 h2 1"), E::FieldCount { found: 4 }),
+    let table: Vec<(String, alcazar::PositionError)> = vec![
+        (
+            format!("{walls} b8 h2 1"),
+            Syntax(N::FieldCount { found: 4 }),
+        ),
         (
             "b5,c6,d7,e2,e8,f3,g4,b2 b8 h2 1 -".into(),
-            E::NotASlot { found: "b2".into() },
+            Syntax(N::NotASlot { found: "b2".into() }),
         ),
         (
             "b5,c6,d7,e2,e8,f3,g4,a1 b8 h2 1 -".into(),
-            E::NotASlot { found: "a1".into() },
+            Syntax(N::NotASlot { found: "a1".into() }),
         ),
         (
             "b5,c6,d7,e2,e8,f3,g4,j5 b8 h2 1 -".into(),
-            E::NotASlot { found: "j5".into() },
+            Syntax(N::NotASlot { found: "j5".into() }),
         ),
         (
             "b5,c6,d7,e2,e8,f3,g4 b8 h2 1 -".into(),
-            E::WallCount { found: 7 },
+            Rule(S::WallCount { found: 7 }),
         ),
         (
             "b5,c6,d7,e2,e8,f3,g4,h5,h7 b8 h2 1 -".into(),
-            E::WallCount { found: 9 },
+            Rule(S::WallCount { found: 9 }),
         ),
         (
             "c6,b5,d7,e2,e8,f3,g4,h5 b8 h2 1 -".into(),
-            E::WallsUnsorted { found: slot("b5") },
+            Syntax(N::WallsUnsorted { found: slot("b5") }),
         ),
         (
             "b5,c6,d7,e2,e8,e8,g4,h5 b8 h2 1 -".into(),
-            E::WallsUnsorted { found: slot("e8") },
+            Syntax(N::WallsUnsorted { found: slot("e8") }),
         ),
         (
             format!("{walls} b7 h2 1 -"),
-            E::NotASquare { found: "b7".into() },
+            Syntax(N::NotASquare { found: "b7".into() }),
         ),
         (
             format!("{walls} d4 d4 1 -"),
-            E::KnightsTogether {
+            Rule(S::KnightsTogether {
                 square: ASquare::from_point(Point::parse("d4").unwrap()).unwrap(),
-            },
+            }),
         ),
         (
             format!("{walls} b8 h2 red -"),
-            E::BadSide {
+            Syntax(N::BadSide {
                 found: "red".into(),
-            },
+            }),
         ),
         (
             "b5,c6,d7,d9,e2,f3,g4,h5 b8 h2 2 f3,d9".into(),
-            E::FrozenUnsorted { found: slot("d9") },
+            Syntax(N::FrozenUnsorted { found: slot("d9") }),
         ),
         (
             "b5,c6,d7,d9,e2,f3,g4,h5 b8 h2 2 e8".into(),
-            E::FrozenNotAWall { slot: slot("e8") },
+            Rule(S::FrozenNotAWall { slot: slot("e8") }),
         ),
         (
             "b5,c6,d7,d9,e2,f3,g4,h5 b8 h2 2 c6".into(),
-            E::FrozenInconsistent,
+            Rule(S::FrozenInconsistent),
         ),
         (
             format!("{walls} h2 d4 1 -"),
-            E::WinnerToMove { player: Player::P1 },
+            Rule(S::WinnerToMove { player: Player::P1 }),
         ),
-        (format!("{walls} h2 b8 2 -"), E::BothInFortress),
+        (format!("{walls} h2 b8 2 -"), Rule(S::BothInFortress)),
         (
             "b5,c6,d7,e8,f3,g2,g4,h3 b8 h2 1 -".into(),
-            E::MoverTrapped { player: Player::P2 },
+            Rule(S::MoverTrapped { player: Player::P2 }),
         ),
     ];
     for (input, expected) in table {
@@ -439,4 +466,57 @@ fn garbage_never_panics() {
             let _ = alcazar::Position::parse_position(&text, v).map(|p| p.to_string());
         }
     }
+}
+
+/// Positions built without text: a position's setup makes it again, and a setup the notation
+/// could not even write is refused by the same constructor, with its own error.
+#[test]
+fn setups_built_without_text_meet_the_same_rules() {
+    let start = pz::Position::start(Variants::NONE);
+    assert_eq!(pz::Position::from_setup(&start.setup()), Ok(start));
+    let mut setup = start.setup();
+    setup.levels[sq("a1").index()] = 5;
+    assert_eq!(
+        pz::Position::from_setup(&setup),
+        Err(pz::SetupError::LevelOutOfRange {
+            square: sq("a1"),
+            level: 5
+        })
+    );
+
+    for variants in [Variants::NONE, Variants::NONE.with(Variant::Size8)] {
+        let start = pilastri::Position::start(variants);
+        assert_eq!(
+            pilastri::Position::from_setup(&start.setup(), variants),
+            Ok(start)
+        );
+    }
+    let mut setup = pilastri::Position::start(Variants::NONE).setup();
+    setup.size = 7;
+    assert_eq!(
+        pilastri::Position::from_setup(&setup, Variants::NONE),
+        Err(pilastri::SetupError::BadSize { size: 7 })
+    );
+    let mut setup = pilastri::Position::start(Variants::NONE).setup();
+    setup.stacks[pq("h8").index()].push(Player::P1);
+    assert_eq!(
+        pilastri::Position::from_setup(&setup, Variants::NONE),
+        Err(pilastri::SetupError::OffBoard {
+            square: pq("h8"),
+            size: 6
+        })
+    );
+
+    let start = pyrga::Position::start(Variants::NONE);
+    assert_eq!(pyrga::Position::from_setup(&start.setup()), Ok(start));
+
+    let start = alcazar::Position::start(Variants::NONE);
+    assert_eq!(alcazar::Position::from_setup(&start.setup()), Ok(start));
+    let mut setup = start.setup();
+    let first = setup.walls[0];
+    setup.walls[1] = first;
+    assert_eq!(
+        alcazar::Position::from_setup(&setup),
+        Err(alcazar::SetupError::WallCount { found: 7 })
+    );
 }

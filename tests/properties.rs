@@ -1,18 +1,21 @@
 //! Invariants along random games of every game, driven by proptest seeds:
 //! - the incremental hash equals the hash computed from scratch;
 //! - parse(display(position)) == position, and parse(display(move)) == move, leniently too;
-//! - `legal_moves` ⇔ `is_legal`, also for random moves that are mostly illegal;
-//! - an illegal `play` hands the position back untouched;
+//! - `legal_moves` ⇔ `check`, also for random moves that are mostly illegal;
+//! - an illegal `play` hands the position back untouched, and the position accepts a move the
+//!   game refuses only when the game's history forbids it (a repetition);
 //! - `count_legal` agrees with `legal_moves`;
 //! - every game terminates, and it has an outcome exactly when no legal move is left.
 
 use pillarz::rules::record::Record;
-use pillarz::rules::{Game, MoveList, Variant, Variants, alcazar, pilastri, pillarz as pz, pyrga};
+use pillarz::rules::{
+    Game, IllegalMove, MoveList, Variant, Variants, alcazar, pilastri, pillarz as pz, pyrga,
+};
 use proptest::prelude::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-/// Random moves of a game, mostly illegal, to probe `is_legal` from the other side.
+/// Random moves of a game, mostly illegal, to probe `check` from the other side.
 trait RandomMove: Game {
     fn random_move(rng: &mut SmallRng) -> Self::Move;
 }
@@ -133,12 +136,17 @@ fn random_game<G: RandomMove>(variants: Variants, seed: u64, max_plies: usize) -
                 "{probe} at {text}"
             );
             if !moves.contains(&probe) {
-                let err = pos.clone().play(&probe);
-                if let Err(refused) = err {
-                    assert_eq!(
+                match pos.clone().play(&probe) {
+                    Err(refused) => assert_eq!(
                         refused.position, pos,
                         "an illegal play changed the position"
-                    );
+                    ),
+                    // `Game::play` sees the position alone; only the record knows the
+                    // positions before it, so a move refused for repeating one passes here.
+                    Ok(_) => assert!(
+                        matches!(record.check(&probe), Err(IllegalMove::Repetition { .. })),
+                        "{probe} is not legal at {text} but the position played it"
+                    ),
                 }
             }
         }

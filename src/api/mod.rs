@@ -9,15 +9,12 @@ use utoipa::ToSchema;
 mod record_text;
 mod whole;
 
-pub use crate::rules::{GameKind, Variant};
-
-/// A seat at the table: `p1` moves first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Seat {
-    P1,
-    P2,
-}
+/// The rules' own types, under the API's names where they differ (the OpenAPI schema names):
+/// the API speaks the rules' vocabulary without converting it, as it speaks the engine's
+/// `Score` and `Limit`.
+pub use crate::rules::{
+    GameKind, Player as Seat, Termination as TerminationKind, Variant, Winner as GameResult,
+};
 
 /// Whether a game is still being played.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -25,40 +22,6 @@ pub enum Seat {
 pub enum Status {
     Ongoing,
     Finished,
-}
-
-/// Who won a finished game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum GameResult {
-    P1,
-    P2,
-    Draw,
-}
-
-/// How a finished game ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TerminationKind {
-    /// pillarz: a pawn reached level 3.
-    Goal,
-    /// pillarz: the side to move could not move; Alcazar: a knight was walled in.
-    Trap,
-    /// Alcazar: a knight entered the opponent's fortress.
-    Fortress,
-    /// Pilastri, Alcazar: the side to move had no legal move.
-    NoMoves,
-    /// Pyrga: three controlled completed towers.
-    Towers,
-    /// Pyrga: nobody could place; decided by the tie-break counts.
-    Tiebreak,
-    /// A clock reached zero.
-    Timeout,
-    /// A player resigned.
-    Resign,
-    /// The service's ply cap (`--max-plies`) was reached: a draw. A policy of the service,
-    /// not a rule of any game.
-    MoveLimit,
 }
 
 /// A Fischer time control: every player starts with `initial_ms` and gains `increment_ms`
@@ -486,6 +449,40 @@ impl utoipa::PartialSchema for LimitSchema {
 impl ToSchema for LimitSchema {
     fn name() -> std::borrow::Cow<'static, str> {
         "Limit".into()
+    }
+}
+
+/// A winner's wire form is its name, not serde's shape of an enum with data.
+const GAME_RESULTS: [&str; 3] = ["p1", "p2", "draw"];
+
+impl Serialize for GameResult {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for GameResult {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        GameResult::parse(&name)
+            .ok_or_else(|| serde::de::Error::unknown_variant(&name, &GAME_RESULTS))
+    }
+}
+
+impl utoipa::PartialSchema for GameResult {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .description(Some("Who won a finished game."))
+            .enum_values(Some(GAME_RESULTS))
+            .into()
+    }
+}
+
+impl ToSchema for GameResult {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "GameResult".into()
     }
 }
 

@@ -110,7 +110,7 @@ mod tests {
             }],
             position: "after".into(),
             status: Status::Finished,
-            result: Some(GameResult::P2),
+            result: Some(GameResult::Player(Seat::P2)),
             termination: Some(TerminationKind::Resign),
             ended_at: Some(1_764_571_237_000),
             ended_by: Some(Seat::P1),

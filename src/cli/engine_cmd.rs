@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 
 use crate::engine::any::{Analysis, AnyEngine};
-use crate::engine::{Caps, Eval, Limit, Params};
+use crate::engine::{Eval, Limit, Params};
 use crate::rules::{AnyRecord, GameKind, RulesError, Variants};
 use crate::wall_clock::WallClock;
 
@@ -115,7 +115,6 @@ impl Session {
         let record = self.record.clone();
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
-        let tt_bits = self.hash_bits;
         let engine = Arc::clone(&self.engine);
         let handle = std::thread::spawn(move || {
             let clock = WallClock::start();
@@ -123,13 +122,12 @@ impl Session {
             let analysis = engine.analyse(
                 record.state(),
                 &Params {
-                    limit: limit.unwrap_or(Limit::Depth(crate::engine::limits::MAX_PLY)),
-                    caps: Caps::NONE,
                     multipv,
-                    clock: &clock,
                     stop: Some(&flag),
-                    tt_bits,
-                    contempt: 20,
+                    ..Params::play(
+                        limit.unwrap_or(Limit::Depth(crate::engine::limits::MAX_PLY)),
+                        &clock,
+                    )
                 },
             );
             let Some(analysis) = analysis else {

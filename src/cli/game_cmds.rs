@@ -77,18 +77,7 @@ pub struct ResignArgs {
 }
 
 pub fn parse_seat(s: &str) -> Result<Seat, String> {
-    match s.to_ascii_lowercase().as_str() {
-        "p1" => Ok(Seat::P1),
-        "p2" => Ok(Seat::P2),
-        _ => Err(format!("{s:?} is not a seat (p1 or p2)")),
-    }
-}
-
-pub fn seat_name(seat: Seat) -> &'static str {
-    match seat {
-        Seat::P1 => "p1",
-        Seat::P2 => "p2",
-    }
+    Seat::parse(&s.to_ascii_lowercase()).ok_or_else(|| format!("{s:?} is not a seat (p1 or p2)"))
 }
 
 /// The game view as text: board, moves, status and clocks.
@@ -111,15 +100,11 @@ pub fn describe(view: &GameView) -> String {
     }
     match view.status {
         Status::Ongoing => {
-            let _ = writeln!(out, "{} to move", seat_name(view.turn));
+            let _ = writeln!(out, "{} to move", view.turn.as_str());
         }
         Status::Finished => {
-            let result = view.result.map_or("?".to_string(), |r| {
-                serde_json::to_value(r).map_or("?".into(), |v| v.as_str().unwrap_or("?").into())
-            });
-            let how = view.termination.map_or("?".to_string(), |t| {
-                serde_json::to_value(t).map_or("?".into(), |v| v.as_str().unwrap_or("?").into())
-            });
+            let result = view.result.map_or("?", |r| r.as_str());
+            let how = view.termination.map_or("?", |t| t.as_str());
             let _ = writeln!(out, "finished: {result} ({how})");
         }
     }
@@ -130,7 +115,7 @@ pub fn describe(view: &GameView) -> String {
         let _ = writeln!(
             out,
             "{} is played by the engine (level {level})",
-            seat_name(*seat)
+            seat.as_str()
         );
     }
     out
@@ -144,7 +129,7 @@ pub fn describe_clock(clock: &ClockView) -> String {
         } else {
             ""
         };
-        let _ = writeln!(out, "clock {}: {}{running}", seat_name(*seat), show_ms(*ms));
+        let _ = writeln!(out, "clock {}: {}{running}", seat.as_str(), show_ms(*ms));
     }
     out
 }
@@ -184,7 +169,7 @@ pub fn new(args: NewArgs) -> Result<ExitCode, CliError> {
         body["time_control"] = json!({"initial_ms": initial_ms, "increment_ms": increment_ms});
     }
     if let Some(level) = args.vs_engine {
-        body["seats"] = json!({ seat_name(args.engine_seat): {"engine": {"level": level}} });
+        body["seats"] = json!({ args.engine_seat.as_str(): {"engine": {"level": level}} });
     }
     if let Some(position) = &args.position {
         body["position"] = json!(position);
@@ -198,7 +183,7 @@ pub fn new(args: NewArgs) -> Result<ExitCode, CliError> {
             print_json(&value);
         } else {
             println!("{}", created.game.id);
-            let seats: Vec<&str> = created.tokens.keys().map(|s| seat_name(*s)).collect();
+            let seats: Vec<&str> = created.tokens.keys().map(|s| s.as_str()).collect();
             eprintln!(
                 "created a {} game; tokens for {} saved to {}",
                 created.game.game,
@@ -280,7 +265,7 @@ pub fn token_for(
     let token = held.get(&seat).cloned().ok_or_else(|| {
         CliError::Usage(format!(
             "no saved token for {} of game {id} in {}",
-            seat_name(seat),
+            seat.as_str(),
             client.tokens_file.display()
         ))
     })?;
@@ -328,7 +313,7 @@ pub fn resign(args: ResignArgs) -> Result<ExitCode, CliError> {
         if client.json {
             print_json(&value);
         } else {
-            println!("{} resigned", seat_name(seat));
+            println!("{} resigned", seat.as_str());
             print!("{}", describe(&decode(&value)?));
         }
         Ok(ExitCode::SUCCESS)

@@ -168,7 +168,8 @@ fn gen_cmd(args: GenArgs) -> Result<ExitCode, CliError> {
             let tx = tx.clone();
             let (next, config) = (&next, &config);
             scope.spawn(move || {
-                let mut engine = Engine::<Position>::with_eval(18, eval);
+                let mut engine =
+                    Engine::<Position>::with_eval(crate::engine::search::TT_BITS, eval);
                 loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     if index >= args.games {

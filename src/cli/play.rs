@@ -16,7 +16,7 @@ use crate::client::{ClientError, tokens};
 
 use super::CliError;
 use super::client_args::{ClientArgs, block_on};
-use super::game_cmds::{describe, fetch_view, parse_seat, seat_name};
+use super::game_cmds::{describe, fetch_view, parse_seat};
 
 #[derive(Debug, clap::Args)]
 pub struct PlayArgs {
@@ -46,7 +46,7 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
         Seat::P1
     };
     let mut body = json!({"game": args.game, "variants": args.variants,
-        "seats": {seat_name(engine_seat): {"engine": {"level": args.vs_engine}}}});
+        "seats": {engine_seat.as_str(): {"engine": {"level": args.vs_engine}}}});
     if let Some(clock) = &args.clock {
         let (initial_ms, increment_ms) = parse_clock(clock).map_err(CliError::Usage)?;
         body["time_control"] = json!({"initial_ms": initial_ms, "increment_ms": increment_ms});
@@ -59,7 +59,7 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
         let token = created.tokens[&args.seat].clone();
         println!(
             "game {id}: you play {} against the level-{} engine",
-            seat_name(args.seat),
+            args.seat.as_str(),
             args.vs_engine
         );
         let mut input = tokio::io::BufReader::new(tokio::io::stdin()).lines();
@@ -161,7 +161,7 @@ async fn read_line(
                     .iter()
                     .map(|(seat, ms)| {
                         let left = if clock.running == Some(*seat) { ms.saturating_sub(elapsed) } else { *ms };
-                        format!("{} {}", seat_name(*seat), show_ms(left))
+                        format!("{} {}", seat.as_str(), show_ms(left))
                     })
                     .collect();
                 print!("\r[{}] your move (? for legal moves, resign, quit): ", shown.join(" | "));

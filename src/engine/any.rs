@@ -1,6 +1,6 @@
 //! The engine for callers that pick the game at run time and speak notation (the service and
-//! the CLI): analysis of any game state, and the move of a computer opponent. Which engine (and
-//! so which table) a computer seat thinks with is the caller's choice: the service keeps a
+//! the CLI): analysis of any game state, and the move of an engine seat. Which engine (and
+//! so which table) an engine seat thinks with is the caller's choice: the service keeps a
 //! seat's engine between its moves.
 
 use rand::rngs::SmallRng;
@@ -10,7 +10,7 @@ use super::eval::{Eval, Searchable};
 use super::levels::Level;
 use super::limits::Clock;
 use super::score::Score;
-use super::search::{Engine, Params, Report, search};
+use super::search::{Engine, Params, Report, TT_BITS, search};
 use crate::rules::state::GameState;
 use crate::rules::{AnyState, GameKind, MoveList, alcazar, pilastri, pillarz, pyrga};
 
@@ -73,7 +73,7 @@ pub fn analyse(state: &AnyState, params: &Params<'_>) -> Analysis {
     }
 }
 
-/// The move a computer opponent of `level` plays in `state`; `rng` picks among the moves
+/// The move an engine seat of `level` plays in `state`; `rng` picks among the moves
 /// within the level's margin of the best.
 pub fn level_choice<G: Searchable>(
     state: &GameState<G>,
@@ -81,7 +81,7 @@ pub fn level_choice<G: Searchable>(
     rng: &mut SmallRng,
     clock: &dyn Clock,
 ) -> Option<G::Move> {
-    level_choice_with(&mut Engine::new(18), state, level, rng, clock)
+    level_choice_with(&mut Engine::new(TT_BITS), state, level, rng, clock)
 }
 
 /// [`level_choice`] with an engine that may remember earlier moves of the game.
@@ -101,13 +101,9 @@ pub fn level_choice_with<G: Searchable>(
         state.position(),
         state.history(),
         &Params {
-            limit: level.limit(),
             caps: level.caps(),
             multipv: if level.margin > 0 { 8 } else { 1 },
-            clock,
-            stop: None,
-            tt_bits: 18,
-            contempt: 20,
+            ..Params::play(level.limit(), clock)
         },
     );
     let best = report.lines.first()?;
@@ -125,7 +121,7 @@ pub fn level_choice_with<G: Searchable>(
 }
 
 /// An [`Engine`] for a game chosen at run time: one that keeps its table between the searches
-/// of one game (the engine protocol's session, a computer seat's moves).
+/// of one game (the engine protocol's session, an engine seat's moves).
 pub enum AnyEngine {
     Pillarz(Engine<pillarz::Position>),
     Pilastri(Engine<pilastri::Position>),
@@ -175,10 +171,10 @@ impl AnyEngine {
     }
 }
 
-/// The move a computer opponent of `level` plays in `state`, thinking with `engine` (which
+/// The move an engine seat of `level` plays in `state`, thinking with `engine` (which
 /// keeps what it learned for the seat's next move); `seed` drives the randomness of the low
 /// levels. `None` when the game has no move or `engine` is of another game.
-pub fn computer_move(
+pub fn engine_seat_move(
     engine: &mut AnyEngine,
     state: &AnyState,
     level: Level,

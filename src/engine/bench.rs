@@ -3,8 +3,8 @@
 
 use super::eval::Eval;
 use super::eval::Searchable;
-use super::limits::{Caps, FrozenClock, Limit};
-use super::search::{Engine, Params};
+use super::limits::{FrozenClock, Limit};
+use super::search::{Engine, Params, TT_BITS};
 use crate::rules::{Variant, Variants, alcazar, pilastri, pillarz, pyrga};
 
 /// One bench position's result.
@@ -25,19 +25,11 @@ fn run<G: Searchable>(
         Some(s) => G::parse_position(s, variants).unwrap_or_else(|e| panic!("bench {s}: {e}")),
         None => G::start(variants),
     };
-    let mut engine = Engine::<G>::with_eval(18, eval.unwrap_or(G::DEFAULT_EVAL));
+    let mut engine = Engine::<G>::with_eval(TT_BITS, eval.unwrap_or(G::DEFAULT_EVAL));
     let report = engine.search(
         &pos,
         &[],
-        &Params {
-            limit: Limit::Depth(depth),
-            caps: Caps::NONE,
-            multipv: 1,
-            clock: &FrozenClock,
-            stop: None,
-            tt_bits: 18,
-            contempt: 0,
-        },
+        &Params::analysis(Limit::Depth(depth), &FrozenClock),
     );
     BenchLine {
         name: format!("{name} {}", notation.unwrap_or("start")),

@@ -1,4 +1,4 @@
-//! Computer-opponent levels 1–8: a think time, a depth cap, and at the low levels a margin: the
+//! Engine-seat levels 1–8: a think time, a depth cap, and at the low levels a margin: the
 //! level plays any of the engine's best moves that scores within the margin of the best (a
 //! plausible move, never a random blunder), and always plays a proven win.
 

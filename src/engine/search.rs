@@ -29,6 +29,7 @@ use super::limits::{CHECK_EVERY, Caps, Clock, Limit, MAX_PLY};
 use super::move_picker::Ordering;
 use super::score::{INFINITY, PROVEN, Score, WIN};
 use super::tt::{Bound, Table, from_tt};
+use crate::rules::state::{repeats, retain_unrepeated};
 use crate::rules::{Game, MoveList, Winner};
 
 /// What a search is asked to do.
@@ -46,6 +47,37 @@ pub struct Params<'a> {
     /// How much worse than an even position a draw is for the side to move at the root (0 for
     /// analysis; players use a little, so as not to settle for draws against weaker opponents).
     pub contempt: i32,
+}
+
+/// The table size of a one-off [`search`] and of the engine an engine seat thinks with: `2^18`
+/// entries.
+pub const TT_BITS: u32 = 18;
+/// The contempt of a player: a draw counts this much (about a fifth of a pawn-level) below
+/// an even position, so as not to settle for draws against weaker opponents.
+pub const PLAYER_CONTEMPT: i32 = 20;
+
+impl<'a> Params<'a> {
+    /// Analysis: the best line under `limit`, uncapped, unstoppable, a draw worth exactly an
+    /// even position. Callers change what differs with struct update syntax.
+    pub fn analysis(limit: Limit, clock: &'a dyn Clock) -> Params<'a> {
+        Params {
+            limit,
+            caps: Caps::NONE,
+            multipv: 1,
+            clock,
+            stop: None,
+            tt_bits: TT_BITS,
+            contempt: 0,
+        }
+    }
+
+    /// Play: analysis with a player's [`PLAYER_CONTEMPT`].
+    pub fn play(limit: Limit, clock: &'a dyn Clock) -> Params<'a> {
+        Params {
+            contempt: PLAYER_CONTEMPT,
+            ..Params::analysis(limit, clock)
+        }
+    }
 }
 
 /// One of the best moves, with its score and the line that follows.
@@ -263,10 +295,6 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         }
     }
 
-    fn repeats(&self, child: &G) -> bool {
-        G::FORBIDS_REPETITION && self.keys.contains(&child.repetition_key())
-    }
-
     fn table_key(&self, pos: &G) -> u64 {
         pos.hash() ^ self.path_key
     }
@@ -321,7 +349,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         for mv in moves.iter() {
             let mut child = pos.clone();
             child.play_unchecked(mv);
-            if self.repeats(&child) {
+            if repeats(&child, &self.keys) {
                 continue;
             }
             if let Some(reply) = child.winning_move() {
@@ -376,7 +404,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             }
             let mut child = pos.clone();
             child.play_unchecked(mv);
-            if self.repeats(&child) {
+            if repeats(&child, &self.keys) {
                 continue;
             }
             let score = -self.quiescence(&child, ply + 1, -beta, -alpha, qply + 1);
@@ -504,7 +532,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             }
             let mut child = pos.clone();
             child.play_unchecked(mv);
-            if self.repeats(&child) {
+            if repeats(&child, &self.keys) {
                 continue;
             }
             if threatened && let Some(reply) = child.winning_move() {
@@ -617,11 +645,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         let mut root_moves = MoveList::new();
         pos.legal_moves(&mut root_moves);
         self.enter(pos.repetition_key());
-        root_moves.retain(|mv| {
-            let mut child = pos.clone();
-            child.play_unchecked(mv);
-            !self.repeats(&child)
-        });
+        retain_unrepeated(pos, &self.keys, &mut root_moves);
         if root_moves.is_empty() {
             let drawn = pos.outcome().is_some_and(|o| o.winner == Winner::Draw);
             return Report {

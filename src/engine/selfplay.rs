@@ -5,7 +5,7 @@ use rand::Rng;
 use rand::rngs::SmallRng;
 
 use super::eval::Searchable;
-use super::limits::{Caps, FrozenClock, Limit};
+use super::limits::{FrozenClock, Limit};
 use super::score::Score;
 use super::search::{Engine, Params};
 use crate::rules::record::Record;
@@ -68,15 +68,7 @@ pub fn play<G: Searchable>(
             let report = engine.search(
                 record.position(),
                 record.history(),
-                &Params {
-                    limit,
-                    caps: Caps::NONE,
-                    multipv: 1,
-                    clock: &FrozenClock,
-                    stop: None,
-                    tt_bits: 18,
-                    contempt: 0,
-                },
+                &Params::analysis(limit, &FrozenClock),
             );
             scores.push(report.score);
             report.best().unwrap_or(moves[0])

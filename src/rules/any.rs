@@ -4,10 +4,30 @@
 //! [`AnyState`] is a game's state (position and the history its rules need), rebuilt from
 //! stored notation without a replay; [`AnyRecord`] adds the start and the moves that led to it.
 
-use super::game::{Game, MoveList, Outcome, Player};
-use super::kind::{GameKind, RulesError, Variant, Variants};
+use super::game::{Game, IllegalMove, MoveList, Outcome, Player};
+use super::kind::{GameKind, ParseGameKindError, Variant, VariantError, Variants};
 use super::state::GameState;
 use super::{alcazar, perft, pilastri, pillarz, pyrga};
+
+/// Everything that can go wrong when the rules are driven by names and strings (the API and
+/// the CLI), with the data a good message needs.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RulesError {
+    #[error(transparent)]
+    UnknownGame(#[from] ParseGameKindError),
+    #[error(transparent)]
+    Variant(#[from] VariantError),
+    #[error("bad {game} position: {message}")]
+    BadPosition { game: GameKind, message: String },
+    #[error("bad {game} move {input:?}: {message}")]
+    BadNotation {
+        game: GameKind,
+        input: String,
+        message: String,
+    },
+    #[error(transparent)]
+    Illegal(#[from] IllegalMove),
+}
 
 /// The state of a game of any of the four games.
 #[derive(Clone, Debug)]

@@ -1,12 +1,30 @@
 //! The abstraction every game implements, and the vocabulary shared by all of them.
+//!
+//! That vocabulary is also the HTTP API's, as the game and variant names are: a player is the
+//! API's `Seat`, a winner its `GameResult`, a termination its `TerminationKind` (their doc
+//! comments are the OpenAPI text). The API converts none of them.
 
 use std::fmt;
 use std::hash::Hash;
 
 use super::kind::Variants;
 
-/// One of the two seats. `P1` always moves first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A seat at the table: `p1` moves first.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+    utoipa::ToSchema,
+)]
+#[serde(rename_all = "lowercase")]
+#[schema(as = Seat)]
 pub enum Player {
     P1,
     P2,
@@ -36,6 +54,11 @@ impl Player {
         }
     }
 
+    /// The player of an API seat name.
+    pub fn parse(s: &str) -> Option<Player> {
+        Player::BOTH.into_iter().find(|p| p.as_str() == s)
+    }
+
     /// The side digit of the position notations: `1` or `2`.
     pub const fn digit(self) -> char {
         match self {
@@ -59,7 +82,7 @@ impl fmt::Display for Player {
     }
 }
 
-/// Who won a finished game.
+/// Who won a finished game. (Its API form, a name, is in `api`.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Winner {
     Player(Player),
@@ -74,10 +97,22 @@ impl Winner {
             Winner::Draw => "draw",
         }
     }
+
+    /// The winner of an API result name.
+    pub fn parse(s: &str) -> Option<Winner> {
+        match s {
+            "draw" => Some(Winner::Draw),
+            _ => Player::parse(s).map(Winner::Player),
+        }
+    }
 }
 
-/// Why a game ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// How a finished game ended.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = TerminationKind)]
 pub enum Termination {
     /// pillarz: a pawn reached the third level.
     Goal,
@@ -95,10 +130,13 @@ pub enum Termination {
     Timeout,
     /// A player resigned (decided by the service, never by the rules).
     Resign,
+    /// The service's ply cap (`--max-plies`) was reached: a draw. A policy of the service,
+    /// not a rule of any game.
+    MoveLimit,
 }
 
 impl Termination {
-    pub const ALL: [Termination; 8] = [
+    pub const ALL: [Termination; 9] = [
         Termination::Goal,
         Termination::Trap,
         Termination::Fortress,
@@ -107,6 +145,7 @@ impl Termination {
         Termination::Tiebreak,
         Termination::Timeout,
         Termination::Resign,
+        Termination::MoveLimit,
     ];
 
     pub const fn as_str(self) -> &'static str {
@@ -119,9 +158,11 @@ impl Termination {
             Termination::Tiebreak => "tiebreak",
             Termination::Timeout => "timeout",
             Termination::Resign => "resign",
+            Termination::MoveLimit => "move_limit",
         }
     }
 
+    /// The termination of an API name (also its stored name).
     pub fn parse(s: &str) -> Option<Termination> {
         Termination::ALL.into_iter().find(|t| t.as_str() == s)
     }
@@ -161,6 +202,17 @@ impl IllegalMove {
             reason: reason.into(),
         }
     }
+}
+
+/// Why a position string is refused: its text is not the game's notation (`N`, from the
+/// game's `notation`), or the setup it describes breaks a rule (`S`, from the game's
+/// `Position::from_setup`). The message is the inner error's.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError<N, S> {
+    #[error(transparent)]
+    Syntax(N),
+    #[error(transparent)]
+    Rule(S),
 }
 
 /// A refused [`Game::play`]: the position, untouched, and the reason.
@@ -211,11 +263,6 @@ pub trait Game: Clone + PartialEq + fmt::Debug + fmt::Display + Send + Sync + 's
 
     /// `Ok` when `mv` is legal here, otherwise the reason it is not.
     fn check(&self, mv: &Self::Move) -> Result<(), IllegalMove>;
-
-    /// Whether `mv` is legal here; the same answer as membership in [`Game::legal_moves`].
-    fn is_legal(&self, mv: &Self::Move) -> bool {
-        self.check(mv).is_ok()
-    }
 
     /// Plays a move that must be legal. Cheap; for search.
     fn play_unchecked(&mut self, mv: &Self::Move);

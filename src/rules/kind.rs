@@ -1,8 +1,8 @@
-//! Which game, with which variants: the names the API, the CLI and the notation share.
+//! Which game, with which variants: the names the API, the CLI and the notation share. Below
+//! the games themselves (a game's start depends on its variants), so it knows nothing of
+//! positions or moves.
 
 use std::fmt;
-
-use super::game::IllegalMove;
 
 /// The four games the service plays. In JSON (and the OpenAPI document) it is the game's
 /// lowercase name, a closed set.
@@ -43,7 +43,7 @@ impl GameKind {
     }
 
     /// Checks a list of variant names against this game.
-    pub fn variants<S: AsRef<str>>(self, names: &[S]) -> Result<Variants, RulesError> {
+    pub fn variants<S: AsRef<str>>(self, names: &[S]) -> Result<Variants, VariantError> {
         let list = names
             .iter()
             .map(|name| Variant::parse(name.as_ref()))
@@ -52,11 +52,11 @@ impl GameKind {
     }
 
     /// Checks a list of variants against this game.
-    pub fn with_variants(self, list: &[Variant]) -> Result<Variants, RulesError> {
+    pub fn with_variants(self, list: &[Variant]) -> Result<Variants, VariantError> {
         let mut variants = Variants::NONE;
         for &variant in list {
             if !self.supported_variants().contains(&variant) {
-                return Err(RulesError::UnsupportedVariant {
+                return Err(VariantError::Unsupported {
                     game: self,
                     variant,
                 });
@@ -112,12 +112,12 @@ impl Variant {
         }
     }
 
-    pub fn parse(s: &str) -> Result<Variant, RulesError> {
+    pub fn parse(s: &str) -> Result<Variant, VariantError> {
         let lower = s.trim().to_ascii_lowercase();
         Variant::ALL
             .into_iter()
             .find(|v| v.as_str() == lower)
-            .ok_or_else(|| RulesError::UnknownVariant(s.to_string()))
+            .ok_or_else(|| VariantError::Unknown(s.to_string()))
     }
 
     const fn bit(self) -> u8 {
@@ -142,10 +142,6 @@ impl Variants {
         Variants(self.0 | v.bit())
     }
 
-    pub const fn without(self, v: Variant) -> Variants {
-        Variants(self.0 & !v.bit())
-    }
-
     pub const fn contains(self, v: Variant) -> bool {
         self.0 & v.bit() != 0
     }
@@ -160,24 +156,11 @@ impl Variants {
     }
 }
 
-/// Everything that can go wrong when the rules are driven by names and strings (the API and
-/// the CLI), with the data a good message needs.
+/// A variant name that is unknown, or a variant the game does not have.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum RulesError {
-    #[error(transparent)]
-    UnknownGame(#[from] ParseGameKindError),
+pub enum VariantError {
     #[error("unknown variant {0:?} (expected size-8 or jumpers)")]
-    UnknownVariant(String),
+    Unknown(String),
     #[error("{game} has no variant {variant}")]
-    UnsupportedVariant { game: GameKind, variant: Variant },
-    #[error("bad {game} position: {message}")]
-    BadPosition { game: GameKind, message: String },
-    #[error("bad {game} move {input:?}: {message}")]
-    BadNotation {
-        game: GameKind,
-        input: String,
-        message: String,
-    },
-    #[error(transparent)]
-    Illegal(#[from] IllegalMove),
+    Unsupported { game: GameKind, variant: Variant },
 }

@@ -3,6 +3,7 @@
 //! of the positions seen so far down the walk.
 
 use super::game::{Game, MoveList};
+use super::state::{repeats, retain_unrepeated};
 
 /// Counts the leaves `depth` plies below `pos`. `history` holds the repetition keys of the
 /// positions before `pos` (for games that forbid repetition; ignored otherwise).
@@ -55,12 +56,7 @@ impl<M: Copy> Walk<M> {
         pos.legal_moves(&mut moves);
         if G::FORBIDS_REPETITION {
             self.history.push(pos.repetition_key());
-            let seen = &self.history;
-            moves.retain(|mv| {
-                let mut child = pos.clone();
-                child.play_unchecked(mv);
-                !seen.contains(&child.repetition_key())
-            });
+            retain_unrepeated(pos, &self.history, &mut moves);
             self.history.pop();
         }
         moves
@@ -106,7 +102,7 @@ pub fn perft_every_leaf<G: Game>(pos: &G, depth: u32, history: &[u64]) -> u64 {
         for mv in &moves {
             let mut child = pos.clone();
             child.play_unchecked(mv);
-            if G::FORBIDS_REPETITION && history.contains(&child.repetition_key()) {
+            if repeats(&child, history) {
                 continue;
             }
             total += walk(&child, depth - 1, history);

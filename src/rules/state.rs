@@ -5,36 +5,59 @@
 //! keys, and it stays empty in the other games. A state can be rebuilt from its position and
 //! those keys without replaying a single move, which is what lets the service answer a request
 //! on a long game as cheaply as on a short one. This is also the one place the repetition
-//! filter of legal moves is written.
+//! filter of legal moves is written: [`repeats`] and [`retain_unrepeated`] serve this state,
+//! perft and the search alike.
 
 use super::game::{Game, IllegalMove, MoveList, Outcome, Termination};
+
+/// The repetition rule: whether `child` recreates a position of `path`, the repetition keys of
+/// the positions that led to it (the one it was reached from included). Always false in games
+/// that allow repetition. Looked through linearly: one pass over a few thousand keys at most
+/// (the service caps a game's plies; a search path adds a few dozen), cheaper than keeping a
+/// set.
+#[inline]
+pub fn repeats<G: Game>(child: &G, path: &[u64]) -> bool {
+    G::FORBIDS_REPETITION && path.contains(&child.repetition_key())
+}
+
+/// Keeps the moves of `pos` that recreate no position of `path` (which ends with `pos`'s own
+/// key); see [`repeats`].
+pub fn retain_unrepeated<G: Game>(pos: &G, path: &[u64], moves: &mut MoveList<G::Move>) {
+    if G::FORBIDS_REPETITION {
+        moves.retain(|mv| {
+            let mut child = pos.clone();
+            child.play_unchecked(mv);
+            !repeats(&child, path)
+        });
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct GameState<G: Game> {
     position: G,
-    /// Repetition keys of every position before the current one, oldest first (games that
-    /// forbid repetition only). Looked through linearly: a check is one pass over a few
-    /// thousand keys at most (the service caps a game's plies), cheaper than building a set
-    /// for the one request that needs it.
-    history: Vec<u64>,
+    /// Repetition keys of every position of the game, oldest first, the current one last
+    /// (games that forbid repetition only; empty in the others).
+    path: Vec<u64>,
 }
 
 impl<G: Game> GameState<G> {
     /// A game that starts at `position`.
     pub fn new(position: G) -> GameState<G> {
-        GameState {
-            position,
-            history: Vec::new(),
-        }
+        GameState::resume(position, Vec::new())
     }
 
     /// A game at `position` that went through the positions of `history` (their repetition
     /// keys, oldest first; ignored by games that allow repetition).
-    pub fn resume(position: G, history: Vec<u64>) -> GameState<G> {
-        if !G::FORBIDS_REPETITION {
-            return GameState::new(position);
+    pub fn resume(position: G, mut history: Vec<u64>) -> GameState<G> {
+        if G::FORBIDS_REPETITION {
+            history.push(position.repetition_key());
+        } else {
+            history.clear();
         }
-        GameState { position, history }
+        GameState {
+            position,
+            path: history,
+        }
     }
 
     pub fn position(&self) -> &G {
@@ -43,7 +66,7 @@ impl<G: Game> GameState<G> {
 
     /// Repetition keys of the positions before the current one, oldest first.
     pub fn history(&self) -> &[u64] {
-        &self.history
+        self.path.split_last().map_or(&[], |(_, before)| before)
     }
 
     /// Whether playing `mv` would recreate an earlier position.
@@ -53,8 +76,7 @@ impl<G: Game> GameState<G> {
         }
         let mut child = self.position.clone();
         child.play_unchecked(mv);
-        let key = child.repetition_key();
-        key == self.position.repetition_key() || self.history.contains(&key)
+        repeats(&child, &self.path)
     }
 
     /// Every legal move, the history's rules included.
@@ -64,7 +86,8 @@ impl<G: Game> GameState<G> {
         }
         let mut all = MoveList::new();
         self.position.legal_moves(&mut all);
-        out.extend(all.into_iter().filter(|mv| !self.repeats(mv)));
+        retain_unrepeated(&self.position, &self.path, &mut all);
+        out.extend(all);
     }
 
     pub fn check(&self, mv: &G::Move) -> Result<(), IllegalMove> {
@@ -85,10 +108,10 @@ impl<G: Game> GameState<G> {
     /// Plays a move known to be legal (one already checked, read back from storage).
     pub fn play_unchecked(&mut self, mv: &G::Move) -> Option<u64> {
         let key = G::FORBIDS_REPETITION.then(|| self.position.repetition_key());
-        if let Some(key) = key {
-            self.history.push(key);
-        }
         self.position.play_unchecked(mv);
+        if key.is_some() {
+            self.path.push(self.position.repetition_key());
+        }
         key
     }
 

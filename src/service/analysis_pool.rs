@@ -41,9 +41,11 @@ impl AnalysisPool {
             .clone()
             .try_acquire_owned()
             .map_err(|_| ApiError {
-                code: ErrorCode::Busy,
-                detail: "the analysis pool and its queue are full; try again shortly".into(),
                 retry_after: Some(1),
+                ..ApiError::new(
+                    ErrorCode::Busy,
+                    "the analysis pool and its queue are full; try again shortly",
+                )
             })?;
         let running = self
             .running

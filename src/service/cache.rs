@@ -39,7 +39,7 @@ impl Loaded {
             };
             serde_json::to_string(&crate::api::LegalMoves {
                 ply: self.game.ply(),
-                turn: crate::service::domain::seat_of(self.game.rules().turn()),
+                turn: self.game.rules().turn(),
                 moves,
             })
             .expect("legal moves serialize")

@@ -28,8 +28,9 @@ use super::metrics::METRICS;
 use super::state::AppState;
 use crate::api::Seat;
 use crate::engine::any::AnyEngine;
-use crate::engine::any::computer_move;
+use crate::engine::any::engine_seat_move;
 use crate::engine::levels::Level;
+use crate::engine::search::TT_BITS;
 use crate::rules::{AnyState, GameKind};
 use crate::wall_clock::WallClock;
 
@@ -37,28 +38,27 @@ use crate::wall_clock::WallClock;
 pub const LEASE_MARGIN: Duration = Duration::from_secs(3);
 
 /// How an engine seat chooses its move in a state, at a level, from a seed, thinking with the
-/// seat's engine: the engine itself, in service (tests may put in a player that fails on
+/// seat's engine: the engine itself, in service (tests may put in a thinker that fails on
 /// purpose).
-pub type Player =
+pub type Thinker =
     Arc<dyn Fn(&mut AnyEngine, &AnyState, Level, u64) -> Option<String> + Send + Sync>;
 
-/// The engine as a player, thinking on the wall clock.
-pub fn engine_player() -> Player {
+/// The engine as an engine seat's thinker, on the wall clock.
+pub fn engine_thinker() -> Thinker {
     Arc::new(|engine, state, level, seed| {
-        computer_move(engine, state, level, seed, &WallClock::start())
+        engine_seat_move(engine, state, level, seed, &WallClock::start())
     })
 }
 
-/// How many seats' engines a replica keeps between their moves, and their tables' size.
+/// How many seats' engines a replica keeps between their moves.
 const KEPT_ENGINES: usize = 8;
-const ENGINE_TT_BITS: u32 = 18;
 
 /// This replica's thinking threads, who thinks, and the engines of the seats it played last
 /// (so a seat's next move starts from what its last one learned, not from an empty table).
 pub struct EngineSeats {
     threads: Arc<Semaphore>,
     engines_only: Arc<Semaphore>,
-    player: Player,
+    thinker: Thinker,
     kept: Mutex<VecDeque<((GameId, Seat), AnyEngine)>>,
 }
 
@@ -69,11 +69,11 @@ pub struct Permits {
 }
 
 impl EngineSeats {
-    pub fn new(threads: usize, engines_only: usize, player: Player) -> EngineSeats {
+    pub fn new(threads: usize, engines_only: usize, thinker: Thinker) -> EngineSeats {
         EngineSeats {
             threads: Arc::new(Semaphore::new(threads.max(1))),
             engines_only: Arc::new(Semaphore::new(engines_only.max(1))),
-            player,
+            thinker,
             kept: Mutex::new(VecDeque::new()),
         }
     }
@@ -87,7 +87,7 @@ impl EngineSeats {
         let mut kept = self.kept();
         match kept.iter().position(|(key, _)| *key == (id, seat)) {
             Some(i) => kept.remove(i).expect("found").1,
-            None => AnyEngine::new(kind, ENGINE_TT_BITS),
+            None => AnyEngine::new(kind, TT_BITS),
         }
     }
 
@@ -162,10 +162,10 @@ async fn think_and_play(
     let ply = game.ply();
     let seed = u64::from_le_bytes(key.as_bytes()[..8].try_into().expect("8 bytes"))
         ^ ply.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let player = state.engine_seats.player.clone();
+    let thinker = state.engine_seats.thinker.clone();
     let mut engine = state.engine_seats.take_engine(id, seat, game.kind());
     let search = tokio::task::spawn_blocking(move || {
-        let mv = player(&mut engine, &rules, level, seed);
+        let mv = thinker(&mut engine, &rules, level, seed);
         (engine, mv)
     })
     .await
@@ -235,7 +235,7 @@ mod tests {
 
     #[test]
     fn games_of_engines_only_cannot_take_every_thread() {
-        let seats = EngineSeats::new(3, 1, engine_player());
+        let seats = EngineSeats::new(3, 1, engine_thinker());
         let engines_only = game([Some(1), Some(1)]);
         let with_a_person = game([None, Some(1)]);
         let first = seats

@@ -1,12 +1,14 @@
 //! Every error the API can answer with: a stable `code`, its HTTP status from one table, and
 //! an `application/problem+json` body.
+//!
+//! Errors are plain values: making or converting one touches no metric, log or request. What
+//! an error costs the operator (a counter, a log line) is paid once, where the answer is
+//! produced, in `service::respond`.
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::{self, HeaderValue};
-use actix_web::{HttpResponse, ResponseError};
 
 use crate::api::Problem;
-use crate::rules::{IllegalMove, RulesError};
+use crate::rules::{IllegalMove, RulesError, VariantError};
 
 use super::store::StoreError;
 
@@ -255,14 +257,28 @@ impl ErrorCode {
     }
 }
 
-/// An error answer.
+/// An error answer. Its `Display` (for logs) names the cause, which the answer never shows.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("{code:?}: {detail}")]
+#[error("{code:?}: {detail}{}", cause.as_ref().map(|c| format!(" ({c})")).unwrap_or_default())]
 pub struct ApiError {
     pub code: ErrorCode,
     pub detail: String,
     /// Seconds, for `503`s: when to try again.
     pub retry_after: Option<u32>,
+    /// What failed underneath, for the operator (never shown to the client).
+    pub cause: Option<Cause>,
+}
+
+/// A failure underneath an error answer that the operator is told about: counted or logged
+/// when the answer is produced.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Cause {
+    /// The store did not answer (`store_errors_total`).
+    #[error("the store is unavailable")]
+    StoreUnavailable,
+    /// The store holds something unreadable (logged, with what and where).
+    #[error("corrupt record in the store: {0}")]
+    StoreCorrupt(String),
 }
 
 impl ApiError {
@@ -271,6 +287,7 @@ impl ApiError {
             code,
             detail: detail.into(),
             retry_after: None,
+            cause: None,
         }
     }
 
@@ -278,14 +295,15 @@ impl ApiError {
         ApiError::new(ErrorCode::GameNotFound, format!("no game with id {id:?}"))
     }
 
-    pub fn problem(&self) -> Problem {
+    /// The body of the answer to the request with id `request_id`.
+    pub fn problem(&self, request_id: Option<String>) -> Problem {
         Problem {
             kind: format!("/problems/{}", self.code.as_str()),
             title: self.code.title().to_string(),
             status: self.code.status().as_u16(),
             code: self.code.as_str().to_string(),
             detail: self.detail.clone(),
-            request_id: super::request_id::current(),
+            request_id,
         }
     }
 }
@@ -297,26 +315,13 @@ pub const STORE_FULL_RETRY_SECS: u32 = 60;
 /// The header value of problem responses.
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
-impl ResponseError for ApiError {
-    fn status_code(&self) -> StatusCode {
-        self.code.status()
-    }
-
-    fn error_response(&self) -> HttpResponse {
-        let mut response = HttpResponse::build(self.status_code());
-        response.insert_header((header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON)));
-        if let Some(secs) = self.retry_after {
-            response.insert_header((header::RETRY_AFTER, secs.to_string()));
-        }
-        response.json(self.problem())
-    }
-}
-
 impl From<RulesError> for ApiError {
     fn from(e: RulesError) -> ApiError {
         let code = match &e {
-            RulesError::UnknownGame(_) | RulesError::UnknownVariant(_) => ErrorCode::BadRequest,
-            RulesError::UnsupportedVariant { .. } => ErrorCode::BadVariant,
+            RulesError::UnknownGame(_) | RulesError::Variant(VariantError::Unknown(_)) => {
+                ErrorCode::BadRequest
+            }
+            RulesError::Variant(VariantError::Unsupported { .. }) => ErrorCode::BadVariant,
             RulesError::BadPosition { .. } => ErrorCode::BadPosition,
             RulesError::BadNotation { .. } => ErrorCode::BadNotation,
             RulesError::Illegal(IllegalMove::GameOver) => ErrorCode::GameOver,
@@ -326,26 +331,31 @@ impl From<RulesError> for ApiError {
     }
 }
 
+impl From<VariantError> for ApiError {
+    fn from(e: VariantError) -> ApiError {
+        RulesError::from(e).into()
+    }
+}
+
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> ApiError {
         match e {
-            StoreError::Unavailable(detail) => {
-                super::metrics::METRICS.store_errors.inc();
-                ApiError {
-                    code: ErrorCode::StoreUnavailable,
-                    detail: format!("the game store is unavailable: {detail}"),
-                    retry_after: Some(1),
-                }
-            }
+            StoreError::Unavailable(detail) => ApiError {
+                code: ErrorCode::StoreUnavailable,
+                detail: format!("the game store is unavailable: {detail}"),
+                retry_after: Some(1),
+                cause: Some(Cause::StoreUnavailable),
+            },
             StoreError::Full(detail) => ApiError {
                 code: ErrorCode::StoreFull,
                 detail: format!("no room for a new game now: {detail}; try again later"),
                 retry_after: Some(STORE_FULL_RETRY_SECS),
+                cause: None,
             },
-            StoreError::Corrupt(detail) => {
-                tracing::error!(%detail, "corrupt record in the store");
-                ApiError::new(ErrorCode::Internal, "a stored game could not be read")
-            }
+            StoreError::Corrupt(detail) => ApiError {
+                cause: Some(Cause::StoreCorrupt(detail)),
+                ..ApiError::new(ErrorCode::Internal, "a stored game could not be read")
+            },
         }
     }
 }

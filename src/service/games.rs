@@ -21,8 +21,6 @@ use actix_web::web;
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 
-use crate::api::Seat;
-
 use super::cache::Loaded;
 use super::domain::{Change, Event, GameId, IdempotencyKey, SeatToken, StoredGame};
 use super::error::{ApiError, ErrorCode};
@@ -61,12 +59,8 @@ impl Idempotent<'_> {
     /// the key.
     fn slot(&self, game: &StoredGame) -> Result<[u8; 8], ApiError> {
         let seat = game.seat_for(self.token).ok_or_else(wrong_seat)?;
-        let seat = match seat {
-            Seat::P1 => "p1",
-            Seat::P2 => "p2",
-        };
         Ok(digest8(&[
-            seat.as_bytes(),
+            seat.as_str().as_bytes(),
             self.operation.as_bytes(),
             self.key.as_str().as_bytes(),
         ]))
@@ -100,9 +94,11 @@ impl Written {
 
 fn contention() -> ApiError {
     ApiError {
-        code: ErrorCode::StoreUnavailable,
-        detail: "too many concurrent writes to this game; try again".into(),
         retry_after: Some(1),
+        ..ApiError::new(
+            ErrorCode::StoreUnavailable,
+            "too many concurrent writes to this game; try again",
+        )
     }
 }
 

@@ -1,16 +1,12 @@
-//! Prometheus metrics, served at `GET /metrics`: requests and latencies per route and status,
+//! Prometheus metrics, served at `GET /metrics` (by `routes::metrics`): requests and latencies per route and status,
 //! moves applied, compare-and-set conflicts, the analysis queue and its durations, store errors,
 //! engine-seat failures, and the process's CPU time and memory.
 
 use std::sync::LazyLock;
 
-use actix_web::{HttpResponse, web};
 use prometheus::{
-    Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts, Registry,
-    TextEncoder,
+    HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts, Registry,
 };
-
-use super::state::AppState;
 
 pub struct Metrics {
     registry: Registry,
@@ -116,14 +112,9 @@ fn build() -> Metrics {
 /// The process's metrics (one registry per process, shared by every app it runs).
 pub static METRICS: LazyLock<Metrics> = LazyLock::new(build);
 
-/// `GET /metrics` in the Prometheus text format.
-pub async fn scrape(state: web::Data<AppState>) -> HttpResponse {
-    METRICS.analysis_queue.set(state.analysis.depth() as i64);
-    let mut body = Vec::new();
-    TextEncoder::new()
-        .encode(&METRICS.registry.gather(), &mut body)
-        .expect("metrics encode");
-    HttpResponse::Ok()
-        .content_type("text/plain; version=0.0.4")
-        .body(body)
+impl Metrics {
+    /// Every metric's current value, for the scrape (`routes::metrics`).
+    pub fn gather(&self) -> Vec<prometheus::proto::MetricFamily> {
+        self.registry.gather()
+    }
 }

@@ -4,7 +4,8 @@
 //! `pillarz serve` and the tests), `routes/<resource>`, `games` (the compare-and-set loop),
 //! `cache` (this replica's decoded games), `engine_seats` (the service's own players),
 //! `sweeper` (games that progress with nobody asking), `domain` (validated types and the
-//! stored game), `store` (memory or Redis), `error` (the one table of error codes).
+//! stored game), `store` (memory or Redis), `error` (the one table of error codes), `respond` (how an
+//! error becomes an answer).
 
 pub mod analysis_pool;
 pub mod body_timeout;
@@ -19,6 +20,7 @@ pub mod metrics;
 pub mod quota;
 pub mod redact;
 pub mod request_id;
+mod respond;
 pub mod routes;
 pub mod startup;
 pub mod state;

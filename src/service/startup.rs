@@ -27,14 +27,14 @@ pub struct Application {
 impl Application {
     /// Opens the store (lazily, for Redis) and binds the listener (port 0 picks a free port).
     pub fn build(settings: Settings) -> anyhow::Result<Application> {
-        Application::build_with(settings, engine_seats::engine_player())
+        Application::build_with(settings, engine_seats::engine_thinker())
     }
 
-    /// [`Application::build`] with another player in the engine seats (for tests of how the
+    /// [`Application::build`] with another thinker in the engine seats (for tests of how the
     /// service copes with a failing one).
     pub fn build_with(
         settings: Settings,
-        player: engine_seats::Player,
+        thinker: engine_seats::Thinker,
     ) -> anyhow::Result<Application> {
         let clock = StoreClock::with_skew(settings.clock_skew_ms);
         let cache = std::sync::Arc::new(GameCache::new(settings.cache_bytes));
@@ -73,7 +73,7 @@ impl Application {
         let body_limit = settings.body_limit;
         let request_timeout = settings.request_timeout;
         let cors_origins = settings.cors_origins.clone();
-        let state = web::Data::new(AppState::new(store, cache, settings, player));
+        let state = web::Data::new(AppState::new(store, cache, settings, thinker));
         background.push(Box::pin(sweeper::run(state.clone())));
         let shutdown = state.shutdown.clone();
         let mut server = HttpServer::new(move || {

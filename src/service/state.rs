@@ -6,7 +6,7 @@ use tokio::sync::Semaphore;
 use super::analysis_pool::AnalysisPool;
 use super::cache::GameCache;
 use super::configuration::Settings;
-use super::engine_seats::{EngineSeats, Player};
+use super::engine_seats::{EngineSeats, Thinker};
 use super::store::Store;
 
 pub struct AppState {
@@ -30,7 +30,7 @@ impl AppState {
         store: Store,
         cache: std::sync::Arc<GameCache>,
         settings: Settings,
-        player: Player,
+        thinker: Thinker,
     ) -> AppState {
         AppState {
             store,
@@ -39,7 +39,7 @@ impl AppState {
             engine_seats: EngineSeats::new(
                 settings.engine_threads,
                 settings.engine_only_threads,
-                player,
+                thinker,
             ),
             quotas: super::quota::Limiter::new(
                 settings.anon_quotas,

@@ -277,13 +277,13 @@ pub fn settings_for(redis: Option<&RedisServer>, prefix: &str) -> Settings {
 
 impl TestApp {
     pub async fn spawn_with(settings: Settings) -> TestApp {
-        TestApp::spawn_with_player(settings, pillarz::service::engine_seats::engine_player()).await
+        TestApp::spawn_with_player(settings, pillarz::service::engine_seats::engine_thinker()).await
     }
 
     /// An app whose engine seats are played by `player`.
     pub async fn spawn_with_player(
         settings: Settings,
-        player: pillarz::service::engine_seats::Player,
+        player: pillarz::service::engine_seats::Thinker,
     ) -> TestApp {
         let app = Application::build_with(settings, player).expect("the app builds");
         let address = format!("http://127.0.0.1:{}", app.port());

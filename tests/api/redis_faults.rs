@@ -6,6 +6,7 @@ use pillarz::api::Seat;
 use serde_json::json;
 
 use crate::helpers::{RedisServer, TestApp, assert_problem, settings_for};
+use crate::metrics::assert_grew;
 
 #[tokio::test]
 async fn redis_down_means_503_with_retry_after_and_the_service_recovers() {
@@ -16,6 +17,7 @@ async fn redis_down_means_503_with_retry_after_and_the_service_recovers() {
     let p1 = created.tokens[&Seat::P1].clone();
     assert_eq!(app.play(&id, &p1, "a1+b1").await.status(), 200);
 
+    let metrics_before = app.get("/metrics").await.text().await.unwrap();
     redis.stop();
     let started = Instant::now();
     let down = app.get(&format!("/v1/games/{id}")).await;
@@ -35,6 +37,20 @@ async fn redis_down_means_503_with_retry_after_and_the_service_recovers() {
     .await;
     assert_problem(app.get("/healthz/ready").await, 503, "store_unavailable").await;
     assert_eq!(app.get("/healthz/live").await.status(), 200);
+    // Each of the four answers above was one request failed by the store.
+    let metrics_after = app.get("/metrics").await.text().await.unwrap();
+    assert_grew(
+        &metrics_before,
+        &metrics_after,
+        "pillarz_store_errors_total",
+        4.0,
+    );
+    assert_grew(
+        &metrics_before,
+        &metrics_after,
+        r#"pillarz_http_requests_total{method="GET",route="/healthz/ready",status="503"}"#,
+        1.0,
+    );
 
     redis.restart();
     let deadline = Instant::now() + Duration::from_secs(15);

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use pillarz::api::{Seat, Status};
 use pillarz::service::configuration::Settings;
-use pillarz::service::engine_seats::{Player, engine_player};
+use pillarz::service::engine_seats::{Thinker, engine_thinker};
 use serde_json::json;
 
 use crate::events::Stream;
@@ -148,8 +148,8 @@ async fn an_engine_seat_survives_kill_9_and_a_restart_of_every_replica() {
 async fn a_panicking_search_is_retried_not_dropped() {
     let calls = Arc::new(AtomicUsize::new(0));
     let counted = calls.clone();
-    let engine = engine_player();
-    let player: Player = Arc::new(move |seat_engine, state, level, seed| {
+    let engine = engine_thinker();
+    let player: Thinker = Arc::new(move |seat_engine, state, level, seed| {
         if counted.fetch_add(1, Ordering::SeqCst) == 0 {
             panic!("a bug in the engine");
         }

@@ -9,7 +9,7 @@ use rand::rngs::SmallRng;
 
 use super::eval::{Eval, Searchable};
 use super::levels::Level;
-use super::limits::{Caps, Clock, Limit};
+use super::limits::{Clock, Limit};
 use super::search::{Engine, Params};
 use super::tournament::Contender;
 use crate::rules::MoveList;
@@ -26,7 +26,7 @@ pub enum Agent {
     Greedy,
     /// UCT with random playouts, thinking this long per move.
     Uct { movetime_ms: u64 },
-    /// A computer opponent of the service, at this level.
+    /// An engine seat of the service, at this level.
     Level(Level),
 }
 
@@ -120,7 +120,7 @@ impl<G: Searchable> Contender<G> for Agent {
 }
 
 /// The engine as a match player: one [`Engine`] for the whole game, so its table carries over
-/// from move to move, as a computer seat's does.
+/// from move to move, as an engine seat's does.
 pub struct EnginePlayer<G: Searchable> {
     engine: Engine<G>,
     limit: Limit,
@@ -150,15 +150,7 @@ impl<G: Searchable> EnginePlayer<G> {
             .search(
                 record.position(),
                 record.history(),
-                &Params {
-                    limit: self.limit,
-                    caps: Caps::NONE,
-                    multipv: 1,
-                    clock,
-                    stop: None,
-                    tt_bits: 20,
-                    contempt: 20,
-                },
+                &Params::play(self.limit, clock),
             )
             .best()
     }

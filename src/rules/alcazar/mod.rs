@@ -11,8 +11,13 @@ mod lattice;
 mod moves;
 mod notation;
 mod position;
+mod setup;
 
 pub use lattice::{Point, Slot, Square};
 pub use moves::{Move, MoveParseError};
-pub use notation::PositionError;
-pub use position::{FORTRESS, Position};
+pub use notation::NotationError;
+pub use position::{FORTRESS, Position, SetupError};
+pub use setup::Setup;
+
+/// Why an Alcazar position string is refused.
+pub type PositionError = crate::rules::PositionError<NotationError, SetupError>;

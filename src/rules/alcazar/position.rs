@@ -1,12 +1,14 @@
-//! The Alcazar position and its move generator.
+//! The Alcazar position, the rules that make one valid, and its move generator.
 
 use std::fmt;
 
+use super::PositionError;
 use super::lattice::{Slot, Square, TABLES};
 use super::moves::{Move, MoveParseError};
-use super::notation::{self, PositionError};
+use super::notation;
+use super::setup::Setup;
 use crate::rules::bits::ones;
-use crate::rules::game::{Game, IllegalMove, MoveList, Outcome, Player, Termination};
+use crate::rules::game::{self, Game, IllegalMove, MoveList, Outcome, Player, Termination};
 use crate::rules::kind::Variants;
 use crate::rules::zobrist;
 
@@ -25,6 +27,27 @@ fn walls_hash(walls: u64, keys: &[u64; 40]) -> u64 {
     ones(walls).fold(0, |h, i| h ^ keys[i as usize])
 }
 
+/// Every rule an Alcazar setup can break, each with the data to say where.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    #[error("expected 8 walls, found {found}")]
+    WallCount { found: usize },
+    #[error("both knights stand on {square}")]
+    KnightsTogether { square: Square },
+    #[error("{slot} is listed as frozen but holds no wall")]
+    FrozenNotAWall { slot: Slot },
+    #[error(
+        "the frozen walls are not those touching the ends of one swung wall (a swing freezes the wall and every wall touching its two end towers)"
+    )]
+    FrozenInconsistent,
+    #[error("both knights stand in their opponent's fortress")]
+    BothInFortress,
+    #[error("{player} has won (its knight is in the opponent's fortress) but is to move")]
+    WinnerToMove { player: Player },
+    #[error("{player}'s knight is walled in although {player} has just moved")]
+    MoverTrapped { player: Player },
+}
+
 /// A validated Alcazar position.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Position {
@@ -37,7 +60,61 @@ pub struct Position {
 }
 
 impl Position {
-    pub(super) fn from_parts(walls: u64, knights: [u8; 2], side: Player, frozen: u64) -> Position {
+    /// The position `setup` describes, if it breaks no rule.
+    pub fn from_setup(setup: &Setup) -> Result<Position, SetupError> {
+        let bits = |slots: &[Slot]| slots.iter().fold(0u64, |m, s| m | s.bit());
+        let walls = bits(&setup.walls);
+        if walls.count_ones() != 8 {
+            return Err(SetupError::WallCount {
+                found: walls.count_ones() as usize,
+            });
+        }
+        if setup.knights[0] == setup.knights[1] {
+            return Err(SetupError::KnightsTogether {
+                square: setup.knights[0],
+            });
+        }
+        let knights = setup.knights.map(|k| k.index() as u8);
+        let side = setup.turn;
+        let frozen = bits(&setup.frozen);
+        if frozen != 0 {
+            if let Some(slot) = setup.frozen.iter().find(|s| walls & s.bit() == 0) {
+                return Err(SetupError::FrozenNotAWall { slot: *slot });
+            }
+            let explained = ones(frozen).any(|w| walls & TABLES.freeze[w as usize] == frozen);
+            if !explained {
+                return Err(SetupError::FrozenInconsistent);
+            }
+        }
+        let pos = Position::from_parts(walls, knights, side, frozen);
+        let in_fortress: Vec<Player> = Player::BOTH
+            .into_iter()
+            .filter(|p| knights[p.index()] == FORTRESS[p.other().index()])
+            .collect();
+        match in_fortress[..] {
+            [_, _] => return Err(SetupError::BothInFortress),
+            [p] if p == side => return Err(SetupError::WinnerToMove { player: p }),
+            _ => {}
+        }
+        if pos.trapped(side.other()) {
+            return Err(SetupError::MoverTrapped {
+                player: side.other(),
+            });
+        }
+        Ok(pos)
+    }
+
+    /// What the position says (the notation writes it).
+    pub fn setup(&self) -> Setup {
+        Setup {
+            walls: self.walls().collect(),
+            knights: Player::BOTH.map(|p| self.knight(p)),
+            turn: self.side,
+            frozen: self.frozen().collect(),
+        }
+    }
+
+    fn from_parts(walls: u64, knights: [u8; 2], side: Player, frozen: u64) -> Position {
         let mut pos = Position {
             walls,
             frozen,
@@ -55,14 +132,6 @@ impl Position {
 
     pub fn frozen(&self) -> impl Iterator<Item = Slot> {
         ones(self.frozen).map(Slot::from_index_unchecked)
-    }
-
-    pub(super) fn wall_bits(&self) -> u64 {
-        self.walls
-    }
-
-    pub(super) fn frozen_bits(&self) -> u64 {
-        self.frozen
     }
 
     pub fn knight(&self, player: Player) -> Square {
@@ -358,7 +427,8 @@ impl Game for Position {
     }
 
     fn parse_position(s: &str, _variants: Variants) -> Result<Position, PositionError> {
-        notation::parse(s)
+        let setup = notation::parse(s).map_err(game::PositionError::Syntax)?;
+        Position::from_setup(&setup).map_err(game::PositionError::Rule)
     }
 
     fn parse_move(s: &str) -> Result<Move, MoveParseError> {
@@ -445,7 +515,7 @@ impl Game for Position {
 
 impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        notation::write(self, f)
+        notation::write(&self.setup(), f)
     }
 }
 

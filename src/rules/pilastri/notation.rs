@@ -1,21 +1,21 @@
 //! The Pilastri position notation: ranks from the top, squares separated by `,`, each square
-//! `-` or its stack bottom to top (`x` = `p1`, `o` = `p2`), then the side to move.
+//! `-` or its stack bottom to top (`x` = `p1`, `o` = `p2`), then the side to move. Text to a
+//! [`Setup`] and back; only the syntax is checked here, the rules are
+//! [`super::Position::from_setup`]'s.
 
 use std::fmt;
 
-use super::position::Position;
+use super::setup::Setup;
 use super::square::Square;
-use crate::rules::game::{Game, Player};
-use crate::rules::kind::{Variant, Variants};
+use crate::rules::game::Player;
 
+/// Every way a Pilastri position string can fail to parse, each with the data to say where.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum PositionError {
+pub enum NotationError {
     #[error("expected \"<ranks> <side>\", found {found} space-separated fields")]
     FieldCount { found: usize },
     #[error("expected 6 or 8 ranks separated by '/', found {found}")]
     RankCount { found: usize },
-    #[error("the size-8 variant needs 8 ranks, found {found}")]
-    SizeMismatch { found: usize },
     #[error("rank {rank} has {found} squares, expected {expected}")]
     SquareCount {
         rank: u8,
@@ -28,39 +28,29 @@ pub enum PositionError {
     UnexpectedChar { square: Square, found: char },
     #[error("side to move must be 1 or 2, found {found:?}")]
     BadSide { found: String },
-    #[error("{player} has {found} pieces on the board, expected {expected}")]
-    PieceCount {
-        player: Player,
-        found: usize,
-        expected: usize,
-    },
 }
 
-pub(super) fn parse(s: &str, variants: Variants) -> Result<Position, PositionError> {
+pub(super) fn parse(s: &str) -> Result<Setup, NotationError> {
     let fields: Vec<&str> = s.split_whitespace().collect();
     let [board, side] = fields[..] else {
-        return Err(PositionError::FieldCount {
+        return Err(NotationError::FieldCount {
             found: fields.len(),
         });
     };
-    let side = Player::from_digit(side).ok_or_else(|| PositionError::BadSide {
+    let turn = Player::from_digit(side).ok_or_else(|| NotationError::BadSide {
         found: side.to_string(),
     })?;
     let ranks: Vec<&str> = board.split('/').collect();
     let size = ranks.len();
     if size != 6 && size != 8 {
-        return Err(PositionError::RankCount { found: size });
-    }
-    if variants.contains(Variant::Size8) && size != 8 {
-        return Err(PositionError::SizeMismatch { found: size });
+        return Err(NotationError::RankCount { found: size });
     }
     let mut stacks: [Vec<Player>; 64] = std::array::from_fn(|_| Vec::new());
-    let mut counts = [0usize; 2];
     for (i, text) in ranks.iter().enumerate() {
         let rank = (size - 1 - i) as u8;
         let squares: Vec<&str> = text.split(',').collect();
         if squares.len() != size {
-            return Err(PositionError::SquareCount {
+            return Err(NotationError::SquareCount {
                 rank: rank + 1,
                 found: squares.len(),
                 expected: size,
@@ -69,7 +59,7 @@ pub(super) fn parse(s: &str, variants: Variants) -> Result<Position, PositionErr
         for (file, cell) in squares.iter().enumerate() {
             let square = Square::from_coords(file as u8, rank).expect("at most 8×8");
             if cell.is_empty() {
-                return Err(PositionError::EmptySquare { square });
+                return Err(NotationError::EmptySquare { square });
             }
             if *cell == "-" {
                 continue;
@@ -78,41 +68,29 @@ pub(super) fn parse(s: &str, variants: Variants) -> Result<Position, PositionErr
                 let player = match c {
                     'x' => Player::P1,
                     'o' => Player::P2,
-                    found => return Err(PositionError::UnexpectedChar { square, found }),
+                    found => return Err(NotationError::UnexpectedChar { square, found }),
                 };
-                counts[player.index()] += 1;
                 stacks[square.index()].push(player);
             }
         }
     }
-    let expected = size * size / 2;
-    for p in Player::BOTH {
-        if counts[p.index()] != expected {
-            return Err(PositionError::PieceCount {
-                player: p,
-                found: counts[p.index()],
-                expected,
-            });
-        }
-    }
-    Ok(Position::from_stacks(
-        size as u8,
-        variants.contains(Variant::Jumpers),
-        &stacks,
-        side,
-    ))
+    Ok(Setup {
+        size: size as u8,
+        stacks,
+        turn,
+    })
 }
 
-pub(super) fn write(pos: &Position, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    let size = pos.size();
+pub(super) fn write(setup: &Setup, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    let size = setup.size;
     for rank in (0..size).rev() {
         for file in 0..size {
-            let sq = Square::from_coords(file, rank).expect("at most 8×8");
-            if pos.height(sq) == 0 {
+            let stack = &setup.stacks[Square::from_coords(file, rank).expect("8×8").index()];
+            if stack.is_empty() {
                 f.write_str("-")?;
             }
-            for p in pos.stack(sq) {
-                f.write_str(if p == Player::P1 { "x" } else { "o" })?;
+            for p in stack {
+                f.write_str(if *p == Player::P1 { "x" } else { "o" })?;
             }
             if file + 1 < size {
                 f.write_str(",")?;
@@ -122,5 +100,5 @@ pub(super) fn write(pos: &Position, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.write_str("/")?;
         }
     }
-    write!(f, " {}", pos.turn().digit())
+    write!(f, " {}", setup.turn.digit())
 }

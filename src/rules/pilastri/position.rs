@@ -1,12 +1,14 @@
-//! The Pilastri position and its move generator.
+//! The Pilastri position, the rules that make one valid, and its move generator.
 
 use std::fmt;
 
+use super::PositionError;
 use super::moves::{Move, MoveParseError};
-use super::notation::{self, PositionError};
+use super::notation;
+use super::setup::Setup;
 use super::square::{Dir, Square, first_stack};
 use crate::rules::bits::ones;
-use crate::rules::game::{Game, IllegalMove, MoveList, Outcome, Player, Termination};
+use crate::rules::game::{self, Game, IllegalMove, MoveList, Outcome, Player, Termination};
 use crate::rules::kind::{Variant, Variants};
 use crate::rules::zobrist;
 
@@ -17,6 +19,23 @@ const SIDE_KEY: u64 = zobrist::key(0x5049_4c41_5354_5232, 0);
 #[inline]
 fn piece_key(sq: usize, height: usize, owner: usize) -> u64 {
     PIECE_KEYS[(sq * 64 + height) * 2 + owner]
+}
+
+/// Every rule a Pilastri setup can break (with its variants), each with the data to say where.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    #[error("the board is 6×6 or 8×8, not {size}×{size}")]
+    BadSize { size: u8 },
+    #[error("the size-8 variant needs 8 ranks, found {found}")]
+    SizeMismatch { found: usize },
+    #[error("a stack on {square}, off the {size}×{size} board")]
+    OffBoard { square: Square, size: u8 },
+    #[error("{player} has {found} pieces on the board, expected {expected}")]
+    PieceCount {
+        player: Player,
+        found: usize,
+        expected: usize,
+    },
 }
 
 /// A validated Pilastri position.
@@ -36,14 +55,56 @@ pub struct Position {
 }
 
 impl Position {
-    /// Builds a position from stacks already checked by the notation parser (bottom first,
-    /// `true` for a `p2` piece), indexed by square.
-    pub(super) fn from_stacks(
-        size: u8,
-        jumpers: bool,
-        stacks: &[Vec<Player>; 64],
-        side: Player,
-    ) -> Position {
+    /// The position `setup` describes under `variants`, if it breaks no rule.
+    pub fn from_setup(setup: &Setup, variants: Variants) -> Result<Position, SetupError> {
+        let size = setup.size;
+        if size != 6 && size != 8 {
+            return Err(SetupError::BadSize { size });
+        }
+        if variants.contains(Variant::Size8) && size != 8 {
+            return Err(SetupError::SizeMismatch {
+                found: size as usize,
+            });
+        }
+        let mut counts = [0usize; 2];
+        for (i, stack) in setup.stacks.iter().enumerate() {
+            let square = Setup::square(i);
+            if !stack.is_empty() && !square.on_board(size) {
+                return Err(SetupError::OffBoard { square, size });
+            }
+            for p in stack {
+                counts[p.index()] += 1;
+            }
+        }
+        let expected = size as usize * size as usize / 2;
+        for p in Player::BOTH {
+            if counts[p.index()] != expected {
+                return Err(SetupError::PieceCount {
+                    player: p,
+                    found: counts[p.index()],
+                    expected,
+                });
+            }
+        }
+        Ok(Position::from_stacks(
+            size,
+            variants.contains(Variant::Jumpers),
+            &setup.stacks,
+            setup.turn,
+        ))
+    }
+
+    /// What the position says, square by square (the notation writes it).
+    pub fn setup(&self) -> Setup {
+        Setup {
+            size: self.size,
+            stacks: std::array::from_fn(|i| self.stack(Setup::square(i)).collect()),
+            turn: self.side,
+        }
+    }
+
+    /// Builds a position from stacks that break no rule (bottom first), indexed by square.
+    fn from_stacks(size: u8, jumpers: bool, stacks: &[Vec<Player>; 64], side: Player) -> Position {
         let mut pos = Position {
             size,
             jumpers,
@@ -168,7 +229,8 @@ impl Game for Position {
     }
 
     fn parse_position(s: &str, variants: Variants) -> Result<Position, PositionError> {
-        notation::parse(s, variants)
+        let setup = notation::parse(s).map_err(game::PositionError::Syntax)?;
+        Position::from_setup(&setup, variants).map_err(game::PositionError::Rule)
     }
 
     fn parse_move(s: &str) -> Result<Move, MoveParseError> {
@@ -282,7 +344,7 @@ impl Game for Position {
 
 impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        notation::write(self, f)
+        notation::write(&self.setup(), f)
     }
 }
 

@@ -8,9 +8,14 @@
 mod moves;
 mod notation;
 mod position;
+mod setup;
 mod square;
 
 pub use moves::{Move, MoveParseError};
-pub use notation::PositionError;
-pub use position::Position;
+pub use notation::NotationError;
+pub use position::{Position, SetupError};
+pub use setup::Setup;
 pub use square::Square;
+
+/// Why a pillarz position string is refused.
+pub type PositionError = crate::rules::PositionError<NotationError, SetupError>;

@@ -1,12 +1,14 @@
-//! The pillarz position and its move generator.
+//! The pillarz position, the rules that make one valid, and its move generator.
 
 use std::fmt;
 
+use super::PositionError;
 use super::moves::{Move, MoveParseError};
-use super::notation::{self, PositionError};
+use super::notation;
+use super::setup::Setup;
 use super::square::{NEIGHBOURS, Square};
 use crate::rules::bits::ones;
-use crate::rules::game::{Game, IllegalMove, MoveList, Outcome, Player, Termination};
+use crate::rules::game::{self, Game, IllegalMove, MoveList, Outcome, Player, Termination};
 use crate::rules::kind::Variants;
 use crate::rules::zobrist;
 
@@ -24,6 +26,29 @@ fn pawn_key(player: Player, sq: usize) -> u64 {
     PAWN_KEYS[player.index() * 25 + sq]
 }
 
+/// Every rule a pillarz setup can break, each with the data to say where.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    #[error("level {level} on {square} is outside 0-4")]
+    LevelOutOfRange { square: Square, level: u8 },
+    #[error("a pawn on the capped square {square}")]
+    PawnOnCap { square: Square },
+    #[error("{player} has {found} pawns; a player has 0 pawns before placing and 2 after")]
+    PawnCount { player: Player, found: u32 },
+    #[error("p2 has placed its pawns but p1 has not")]
+    PlacementOrder,
+    #[error("{expected} is to place its pawns, but the side to move is {found}")]
+    PlacementSide { expected: Player, found: Player },
+    #[error("buildings on the board before both players have placed their pawns")]
+    BuiltBeforePlacement,
+    #[error("pawns of both players stand on level 3")]
+    BothOnTop,
+    #[error("{player} has two pawns on level 3; only the winning pawn can stand there")]
+    TwoOnTop { player: Player },
+    #[error("{player} has won (a pawn on level 3) but is to move")]
+    WinnerToMove { player: Player },
+}
+
 /// A validated pillarz position.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Position {
@@ -35,8 +60,45 @@ pub struct Position {
 }
 
 impl Position {
-    /// Builds a position from parts already checked by the notation parser.
-    pub(super) fn from_parts(levels: [u32; 4], pawns: [u32; 2], side: Player) -> Position {
+    /// The position `setup` describes, if it breaks no rule (checked square by square from
+    /// the top rank, as the notation reads them, then as a whole).
+    pub fn from_setup(setup: &Setup) -> Result<Position, SetupError> {
+        let mut levels = [0u32; 4];
+        let mut pawns = [0u32; 2];
+        for rank in (0..5).rev() {
+            for file in 0..5 {
+                let sq = Square::from_coords(file, rank).expect("5×5");
+                let level = setup.levels[sq.index()];
+                if level > 4 {
+                    return Err(SetupError::LevelOutOfRange { square: sq, level });
+                }
+                for plane in levels.iter_mut().take(level as usize) {
+                    *plane |= sq.bit();
+                }
+                if let Some(p) = setup.pawns[sq.index()] {
+                    if level == 4 {
+                        return Err(SetupError::PawnOnCap { square: sq });
+                    }
+                    pawns[p.index()] |= sq.bit();
+                }
+            }
+        }
+        validate(levels, pawns, setup.turn)?;
+        Ok(Position::from_parts(levels, pawns, setup.turn))
+    }
+
+    /// What the position says, square by square (the notation writes it).
+    pub fn setup(&self) -> Setup {
+        let square = |i: usize| Square::new(i as u8).expect("25 squares");
+        Setup {
+            levels: std::array::from_fn(|i| self.level(square(i))),
+            pawns: std::array::from_fn(|i| self.pawn_at(square(i))),
+            turn: self.side,
+        }
+    }
+
+    /// Builds a position from parts that break no rule.
+    fn from_parts(levels: [u32; 4], pawns: [u32; 2], side: Player) -> Position {
         let mut pos = Position {
             levels,
             pawns,
@@ -250,7 +312,8 @@ impl Game for Position {
     }
 
     fn parse_position(s: &str, _variants: Variants) -> Result<Position, PositionError> {
-        notation::parse(s)
+        let setup = notation::parse(s).map_err(game::PositionError::Syntax)?;
+        Position::from_setup(&setup).map_err(game::PositionError::Rule)
     }
 
     fn parse_move(s: &str) -> Result<Move, MoveParseError> {
@@ -381,9 +444,53 @@ impl Game for Position {
     }
 }
 
+fn validate(levels: [u32; 4], pawns: [u32; 2], side: Player) -> Result<(), SetupError> {
+    let counts = pawns.map(u32::count_ones);
+    for p in Player::BOTH {
+        let found = counts[p.index()];
+        if found != 0 && found != 2 {
+            return Err(SetupError::PawnCount { player: p, found });
+        }
+    }
+    match counts {
+        [0, 2] => return Err(SetupError::PlacementOrder),
+        [0, 0] | [2, 0] => {
+            let expected = if counts[0] == 0 {
+                Player::P1
+            } else {
+                Player::P2
+            };
+            if side != expected {
+                return Err(SetupError::PlacementSide {
+                    expected,
+                    found: side,
+                });
+            }
+            if levels[0] != 0 {
+                return Err(SetupError::BuiltBeforePlacement);
+            }
+        }
+        _ => {}
+    }
+    let top = levels[2] & !levels[3];
+    let on_top = pawns.map(|p| (p & top).count_ones());
+    if on_top[0] > 0 && on_top[1] > 0 {
+        return Err(SetupError::BothOnTop);
+    }
+    for p in Player::BOTH {
+        match on_top[p.index()] {
+            0 => {}
+            1 if p == side => return Err(SetupError::WinnerToMove { player: p }),
+            1 => {}
+            _ => return Err(SetupError::TwoOnTop { player: p }),
+        }
+    }
+    Ok(())
+}
+
 impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        notation::write(self, f)
+        notation::write(&self.setup(), f)
     }
 }
 

@@ -8,9 +8,14 @@
 mod moves;
 mod notation;
 mod position;
+mod setup;
 mod space;
 
 pub use moves::{Move, MoveParseError, Piece, Shape};
-pub use notation::PositionError;
-pub use position::Position;
+pub use notation::NotationError;
+pub use position::{Position, SetupError};
+pub use setup::{Contents, Setup};
 pub use space::{Dir, Space};
+
+/// Why a Pyrga position string is refused.
+pub type PositionError = crate::rules::PositionError<NotationError, SetupError>;

@@ -1,15 +1,18 @@
 //! The Pyrga position notation: `<rank4>/<rank3>/<rank2>/<rank1> <side> <last>`; a space is `-`
 //! or its pieces in the order square, triangle (with its arrow), cylinder; upper case for `p1`.
+//! Text to a [`Setup`] and back; only the syntax is checked here, the rules are
+//! [`super::Position::from_setup`]'s.
 
 use std::fmt;
 
-use super::moves::{Move, Piece, Shape};
-use super::position::{PIECES_PER_SHAPE, Position};
-use super::space::{Dir, RAYS, Space};
-use crate::rules::game::{Game, Player};
+use super::moves::Piece;
+use super::setup::{Contents, Setup};
+use super::space::{Dir, Space};
+use crate::rules::game::Player;
 
+/// Every way a Pyrga position string can fail to parse, each with the data to say where.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum PositionError {
+pub enum NotationError {
     #[error("expected \"<ranks> <side> <last>\", found {found} space-separated fields")]
     FieldCount { found: usize },
     #[error("expected 4 ranks separated by '/', found {found}")]
@@ -22,118 +25,59 @@ pub enum PositionError {
     UnexpectedChar { space: Space, found: char },
     #[error("the triangle on {space} has no direction arrow (^, >, v or <)")]
     MissingArrow { space: Space },
-    #[error("the triangle on {space} points off the board")]
-    TriangleOffBoard { space: Space },
     #[error("{space} lists its pieces out of order or twice (square, triangle, cylinder)")]
     PieceOrder { space: Space },
-    #[error("{player} has {found} {shape:?} pieces on the board, at most 5 exist")]
-    TooManyPieces {
-        player: Player,
-        shape: Shape,
-        found: u32,
-    },
     #[error("side to move must be 1 or 2, found {found:?}")]
     BadSide { found: String },
-    #[error("p1 has {p1} pieces and p2 {p2}, which does not fit {side} being to move")]
-    PieceBalance { p1: u32, p2: u32, side: Player },
     #[error("the last move {found:?} is not in move notation (Sa1, Tb4W, Cc3) or '-'")]
     BadLast { found: String },
-    #[error("the last move is '-' but the board is not empty")]
-    MissingLast,
-    #[error("the board is empty but a last move {last} is given")]
-    LastOnEmptyBoard { last: Move },
-    #[error("the last move {last} is not on the board as a piece of {player}")]
-    LastNotOnBoard { last: Move, player: Player },
-    #[error("both players control three completed towers")]
-    BothWon,
 }
 
-pub(super) fn parse(s: &str) -> Result<Position, PositionError> {
+pub(super) fn parse(s: &str) -> Result<Setup, NotationError> {
     let fields: Vec<&str> = s.split_whitespace().collect();
     let [board, side, last] = fields[..] else {
-        return Err(PositionError::FieldCount {
+        return Err(NotationError::FieldCount {
             found: fields.len(),
         });
     };
-    let side = Player::from_digit(side).ok_or_else(|| PositionError::BadSide {
+    let turn = Player::from_digit(side).ok_or_else(|| NotationError::BadSide {
         found: side.to_string(),
     })?;
     let ranks: Vec<&str> = board.split('/').collect();
     if ranks.len() != 4 {
-        return Err(PositionError::RankCount { found: ranks.len() });
+        return Err(NotationError::RankCount { found: ranks.len() });
     }
-    let mut pos = Position::empty();
+    let mut spaces = [Contents::default(); 16];
     for (i, text) in ranks.iter().enumerate() {
         let rank = 3 - i as u8;
-        let spaces: Vec<&str> = text.split(',').collect();
-        if spaces.len() != 4 {
-            return Err(PositionError::SpaceCount {
+        let texts: Vec<&str> = text.split(',').collect();
+        if texts.len() != 4 {
+            return Err(NotationError::SpaceCount {
                 rank: rank + 1,
-                found: spaces.len(),
+                found: texts.len(),
             });
         }
-        for (file, text) in spaces.iter().enumerate() {
+        for (file, text) in texts.iter().enumerate() {
             let space = Space::from_coords(file as u8, rank).expect("4×4");
             for (piece, owner) in parse_space(space, text)? {
-                pos.put(space, piece, owner);
+                spaces[space.index()].put(piece, owner);
             }
         }
-    }
-    let counts = Player::BOTH.map(|p| pos.pieces_of(p));
-    for p in Player::BOTH {
-        for shape in Shape::ALL {
-            let found = pos.on_board(p, shape);
-            if found > PIECES_PER_SHAPE {
-                return Err(PositionError::TooManyPieces {
-                    player: p,
-                    shape,
-                    found,
-                });
-            }
-        }
-    }
-    let balanced = match side {
-        Player::P1 => counts[0] == counts[1],
-        Player::P2 => counts[0] == counts[1] + 1,
-    };
-    if !balanced {
-        return Err(PositionError::PieceBalance {
-            p1: counts[0],
-            p2: counts[1],
-            side,
-        });
     }
     let last = if last == "-" {
-        if counts[0] + counts[1] > 0 {
-            return Err(PositionError::MissingLast);
-        }
         None
     } else {
-        let mv: Move = last.parse().map_err(|_| PositionError::BadLast {
+        Some(last.parse().map_err(|_| NotationError::BadLast {
             found: last.to_string(),
-        })?;
-        if counts[0] + counts[1] == 0 {
-            return Err(PositionError::LastOnEmptyBoard { last: mv });
-        }
-        let mover = side.other();
-        if pos.piece_at(mv.space, mv.piece.shape()) != Some((mv.piece, mover)) {
-            return Err(PositionError::LastNotOnBoard {
-                last: mv,
-                player: mover,
-            });
-        }
-        Some(mv)
+        })?)
     };
-    if pos.towers().iter().all(|&t| t >= 3) {
-        return Err(PositionError::BothWon);
-    }
-    Ok(pos.finish(side, last))
+    Ok(Setup { spaces, turn, last })
 }
 
-/// The pieces of one space, validated for order, arrows and direction.
-fn parse_space(space: Space, text: &str) -> Result<Vec<(Piece, Player)>, PositionError> {
+/// The pieces of one space, checked for order and arrows.
+fn parse_space(space: Space, text: &str) -> Result<Vec<(Piece, Player)>, NotationError> {
     if text.is_empty() {
-        return Err(PositionError::EmptySpace { space });
+        return Err(NotationError::EmptySpace { space });
     }
     if text == "-" {
         return Ok(Vec::new());
@@ -155,18 +99,15 @@ fn parse_space(space: Space, text: &str) -> Result<Vec<(Piece, Player)>, Positio
                     .clone()
                     .next()
                     .and_then(Dir::from_arrow)
-                    .ok_or(PositionError::MissingArrow { space })?;
+                    .ok_or(NotationError::MissingArrow { space })?;
                 chars.next();
-                if RAYS[dir as usize][space.index()] == 0 {
-                    return Err(PositionError::TriangleOffBoard { space });
-                }
                 Piece::Triangle(dir)
             }
-            _ => return Err(PositionError::UnexpectedChar { space, found: c }),
+            _ => return Err(NotationError::UnexpectedChar { space, found: c }),
         };
         let shape = piece.shape() as usize;
         if shape < next_shape {
-            return Err(PositionError::PieceOrder { space });
+            return Err(NotationError::PieceOrder { space });
         }
         next_shape = shape + 1;
         pieces.push((piece, owner));
@@ -174,24 +115,22 @@ fn parse_space(space: Space, text: &str) -> Result<Vec<(Piece, Player)>, Positio
     Ok(pieces)
 }
 
-pub(super) fn write(pos: &Position, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+pub(super) fn write(setup: &Setup, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     for rank in (0..4).rev() {
         for file in 0..4 {
             let space = Space::from_coords(file, rank).expect("4×4");
             let mut any = false;
-            for shape in Shape::ALL {
-                if let Some((piece, owner)) = pos.piece_at(space, shape) {
-                    any = true;
-                    let letter = shape.letter();
-                    let letter = if owner == Player::P1 {
-                        letter
-                    } else {
-                        letter.to_ascii_lowercase()
-                    };
-                    write!(f, "{letter}")?;
-                    if let Piece::Triangle(d) = piece {
-                        write!(f, "{}", d.arrow())?;
-                    }
+            for (piece, owner) in setup.spaces[space.index()].pieces() {
+                any = true;
+                let letter = piece.shape().letter();
+                let letter = if owner == Player::P1 {
+                    letter
+                } else {
+                    letter.to_ascii_lowercase()
+                };
+                write!(f, "{letter}")?;
+                if let Piece::Triangle(d) = piece {
+                    write!(f, "{}", d.arrow())?;
                 }
             }
             if !any {
@@ -205,8 +144,8 @@ pub(super) fn write(pos: &Position, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.write_str("/")?;
         }
     }
-    match pos.last() {
-        Some(mv) => write!(f, " {} {mv}", pos.turn().digit()),
-        None => write!(f, " {} -", pos.turn().digit()),
+    match setup.last {
+        Some(mv) => write!(f, " {} {mv}", setup.turn.digit()),
+        None => write!(f, " {} -", setup.turn.digit()),
     }
 }

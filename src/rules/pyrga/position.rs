@@ -1,17 +1,19 @@
-//! The Pyrga position and its move generator.
+//! The Pyrga position, the rules that make one valid, and its move generator.
 
 use std::fmt;
 
+use super::PositionError;
 use super::moves::{Move, MoveParseError, Piece, Shape};
-use super::notation::{self, PositionError};
+use super::notation;
+use super::setup::{Contents, Setup};
 use super::space::{ADJACENT, Dir, RAYS, Space};
 use crate::rules::bits::ones;
-use crate::rules::game::{Game, IllegalMove, MoveList, Outcome, Player, Termination, Winner};
+use crate::rules::game::{self, Game, IllegalMove, MoveList, Outcome, Player, Termination, Winner};
 use crate::rules::kind::Variants;
 use crate::rules::zobrist;
 
 /// Pieces of each shape per player.
-pub const PIECES_PER_SHAPE: u32 = 5;
+const PIECES_PER_SHAPE: u32 = 5;
 /// Completed towers a player must control to win.
 const TOWERS_TO_WIN: u32 = 3;
 
@@ -27,6 +29,29 @@ fn last_key(mv: &Move) -> u64 {
     LAST_KEYS[mv.space.index() * 6 + mv.piece.code()]
 }
 
+/// Every rule a Pyrga setup can break, each with the data to say where.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    #[error("the triangle on {space} points off the board")]
+    TriangleOffBoard { space: Space },
+    #[error("{player} has {found} {shape:?} pieces on the board, at most 5 exist")]
+    TooManyPieces {
+        player: Player,
+        shape: Shape,
+        found: u32,
+    },
+    #[error("p1 has {p1} pieces and p2 {p2}, which does not fit {side} being to move")]
+    PieceBalance { p1: u32, p2: u32, side: Player },
+    #[error("the last move is '-' but the board is not empty")]
+    MissingLast,
+    #[error("the board is empty but a last move {last} is given")]
+    LastOnEmptyBoard { last: Move },
+    #[error("the last move {last} is not on the board as a piece of {player}")]
+    LastNotOnBoard { last: Move, player: Player },
+    #[error("both players control three completed towers")]
+    BothWon,
+}
+
 /// A validated Pyrga position.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Position {
@@ -40,7 +65,88 @@ pub struct Position {
 }
 
 impl Position {
-    pub(super) fn empty() -> Position {
+    /// The position `setup` describes, if it breaks no rule (its spaces checked from the top
+    /// rank, as the notation reads them, then the board as a whole and the last move).
+    pub fn from_setup(setup: &Setup) -> Result<Position, SetupError> {
+        let mut pos = Position::empty();
+        for rank in (0..4).rev() {
+            for file in 0..4 {
+                let space = Space::from_coords(file, rank).expect("4×4");
+                for (piece, owner) in setup.spaces[space.index()].pieces() {
+                    if let Piece::Triangle(dir) = piece
+                        && RAYS[dir as usize][space.index()] == 0
+                    {
+                        return Err(SetupError::TriangleOffBoard { space });
+                    }
+                    pos.put(space, piece, owner);
+                }
+            }
+        }
+        let counts = Player::BOTH.map(|p| pos.pieces_of(p));
+        for p in Player::BOTH {
+            for shape in Shape::ALL {
+                let found = pos.on_board(p, shape);
+                if found > PIECES_PER_SHAPE {
+                    return Err(SetupError::TooManyPieces {
+                        player: p,
+                        shape,
+                        found,
+                    });
+                }
+            }
+        }
+        let side = setup.turn;
+        let balanced = match side {
+            Player::P1 => counts[0] == counts[1],
+            Player::P2 => counts[0] == counts[1] + 1,
+        };
+        if !balanced {
+            return Err(SetupError::PieceBalance {
+                p1: counts[0],
+                p2: counts[1],
+                side,
+            });
+        }
+        let empty = counts[0] + counts[1] == 0;
+        match setup.last {
+            None if !empty => return Err(SetupError::MissingLast),
+            Some(last) if empty => return Err(SetupError::LastOnEmptyBoard { last }),
+            Some(last)
+                if pos.piece_at(last.space, last.piece.shape())
+                    != Some((last.piece, side.other())) =>
+            {
+                return Err(SetupError::LastNotOnBoard {
+                    last,
+                    player: side.other(),
+                });
+            }
+            _ => {}
+        }
+        if pos.towers().iter().all(|&t| t >= 3) {
+            return Err(SetupError::BothWon);
+        }
+        Ok(pos.finish(side, setup.last))
+    }
+
+    /// What the position says, space by space (the notation writes it).
+    pub fn setup(&self) -> Setup {
+        Setup {
+            spaces: std::array::from_fn(|i| {
+                let space = Space::from_index_unchecked(i as u8);
+                let mut contents = Contents::default();
+                for shape in Shape::ALL {
+                    if let Some((piece, owner)) = self.piece_at(space, shape) {
+                        contents.put(piece, owner);
+                    }
+                }
+                contents
+            }),
+            turn: self.side,
+            last: self.last,
+        }
+    }
+
+    fn empty() -> Position {
         Position {
             shapes: [[0; 2]; 3],
             dirs: [0; 4],
@@ -50,15 +156,16 @@ impl Position {
         }
     }
 
-    /// Puts a piece on the board without any rule check (the parser validates afterwards).
-    pub(super) fn put(&mut self, space: Space, piece: Piece, owner: Player) {
+    /// Puts a piece on the board without any rule check ([`Position::from_setup`] validates
+    /// afterwards).
+    fn put(&mut self, space: Space, piece: Piece, owner: Player) {
         self.shapes[piece.shape() as usize][owner.index()] |= space.bit();
         if let Piece::Triangle(d) = piece {
             self.dirs[d as usize] |= space.bit();
         }
     }
 
-    pub(super) fn finish(mut self, side: Player, last: Option<Move>) -> Position {
+    fn finish(mut self, side: Player, last: Option<Move>) -> Position {
         self.side = side;
         self.last = last;
         self.hash = self.compute_hash();
@@ -115,7 +222,7 @@ impl Position {
         self.holding(Shape::Square) | self.holding(Shape::Triangle) | self.holding(Shape::Cylinder)
     }
 
-    pub(super) fn pieces_of(&self, player: Player) -> u32 {
+    fn pieces_of(&self, player: Player) -> u32 {
         self.shapes
             .iter()
             .map(|s| s[player.index()].count_ones())
@@ -263,7 +370,8 @@ impl Game for Position {
     }
 
     fn parse_position(s: &str, _variants: Variants) -> Result<Position, PositionError> {
-        notation::parse(s)
+        let setup = notation::parse(s).map_err(game::PositionError::Syntax)?;
+        Position::from_setup(&setup).map_err(game::PositionError::Rule)
     }
 
     fn parse_move(s: &str) -> Result<Move, MoveParseError> {
@@ -358,7 +466,7 @@ impl Game for Position {
 
 impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        notation::write(self, f)
+        notation::write(&self.setup(), f)
     }
 }
 

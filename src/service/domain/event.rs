@@ -15,7 +15,7 @@
 
 use std::fmt::Write;
 
-use crate::api::{GameResult, Seat, TerminationKind};
+use crate::rules::{Player, Termination, Winner};
 
 /// A change, as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,49 +30,17 @@ pub enum Event {
         mv: String,
         clocks: Option<[u64; 2]>,
         /// Set when the move ended the game (by the rules or the service's ply cap).
-        end: Option<(GameResult, TerminationKind)>,
+        end: Option<(Winner, Termination)>,
     },
     Resigned {
         at: u64,
-        seat: Seat,
+        seat: Player,
         clocks: Option<[u64; 2]>,
     },
     TimedOut {
         at: u64,
-        seat: Seat,
+        seat: Player,
     },
-}
-
-fn seat_name(seat: Seat) -> &'static str {
-    match seat {
-        Seat::P1 => "p1",
-        Seat::P2 => "p2",
-    }
-}
-
-fn parse_seat(s: &str) -> Option<Seat> {
-    match s {
-        "p1" => Some(Seat::P1),
-        "p2" => Some(Seat::P2),
-        _ => None,
-    }
-}
-
-fn result_name(r: GameResult) -> &'static str {
-    match r {
-        GameResult::P1 => "p1",
-        GameResult::P2 => "p2",
-        GameResult::Draw => "draw",
-    }
-}
-
-fn parse_result(s: &str) -> Option<GameResult> {
-    match s {
-        "p1" => Some(GameResult::P1),
-        "p2" => Some(GameResult::P2),
-        "draw" => Some(GameResult::Draw),
-        _ => None,
-    }
 }
 
 fn write_clocks(out: &mut String, clocks: Option<[u64; 2]>) {
@@ -114,20 +82,15 @@ impl Event {
                 let _ = write!(out, "m {dt} {mv}");
                 write_clocks(&mut out, *clocks);
                 if let Some((result, termination)) = end {
-                    let _ = write!(
-                        out,
-                        " {} {}",
-                        result_name(*result),
-                        termination_name(*termination)
-                    );
+                    let _ = write!(out, " {} {}", result.as_str(), termination.as_str());
                 }
             }
             Event::Resigned { seat, clocks, .. } => {
-                let _ = write!(out, "r {dt} {}", seat_name(*seat));
+                let _ = write!(out, "r {dt} {}", seat.as_str());
                 write_clocks(&mut out, *clocks);
             }
             Event::TimedOut { seat, .. } => {
-                let _ = write!(out, "t {dt} {}", seat_name(*seat));
+                let _ = write!(out, "t {dt} {}", seat.as_str());
             }
         }
         out
@@ -148,53 +111,22 @@ impl Event {
                 mv: fields[2].to_string(),
                 clocks: parse_clocks(fields[3], fields[4])?,
                 end: match fields.get(5..7) {
-                    Some([r, t]) => Some((parse_result(r)?, parse_termination(t)?)),
+                    Some([r, t]) => Some((Winner::parse(r)?, Termination::parse(t)?)),
                     _ => None,
                 },
             }),
             ("r", 5) => Some(Event::Resigned {
                 at,
-                seat: parse_seat(fields[2])?,
+                seat: Player::parse(fields[2])?,
                 clocks: parse_clocks(fields[3], fields[4])?,
             }),
             ("t", 3) => Some(Event::TimedOut {
                 at,
-                seat: parse_seat(fields[2])?,
+                seat: Player::parse(fields[2])?,
             }),
             _ => None,
         }
     }
-}
-
-/// A termination's API name (also its stored name).
-pub fn termination_name(t: TerminationKind) -> &'static str {
-    match t {
-        TerminationKind::Goal => "goal",
-        TerminationKind::Trap => "trap",
-        TerminationKind::Fortress => "fortress",
-        TerminationKind::NoMoves => "no_moves",
-        TerminationKind::Towers => "towers",
-        TerminationKind::Tiebreak => "tiebreak",
-        TerminationKind::Timeout => "timeout",
-        TerminationKind::Resign => "resign",
-        TerminationKind::MoveLimit => "move_limit",
-    }
-}
-
-fn parse_termination(s: &str) -> Option<TerminationKind> {
-    [
-        TerminationKind::Goal,
-        TerminationKind::Trap,
-        TerminationKind::Fortress,
-        TerminationKind::NoMoves,
-        TerminationKind::Towers,
-        TerminationKind::Tiebreak,
-        TerminationKind::Timeout,
-        TerminationKind::Resign,
-        TerminationKind::MoveLimit,
-    ]
-    .into_iter()
-    .find(|t| termination_name(*t) == s)
 }
 
 #[cfg(test)]
@@ -224,7 +156,7 @@ mod tests {
                     ply: 40,
                     mv: "c2-c3".into(),
                     clocks: None,
-                    end: Some((GameResult::P1, TerminationKind::Goal)),
+                    end: Some((Winner::Player(Player::P1), Termination::Goal)),
                 },
             ),
             (
@@ -234,14 +166,14 @@ mod tests {
                     ply: 2000,
                     mv: "Kd8".into(),
                     clocks: None,
-                    end: Some((GameResult::Draw, TerminationKind::MoveLimit)),
+                    end: Some((Winner::Draw, Termination::MoveLimit)),
                 },
             ),
             (
                 9,
                 Event::Resigned {
                     at: T0 + 7,
-                    seat: Seat::P2,
+                    seat: Player::P2,
                     clocks: Some([1, 0]),
                 },
             ),
@@ -249,7 +181,7 @@ mod tests {
                 9,
                 Event::TimedOut {
                     at: T0 + 8,
-                    seat: Seat::P1,
+                    seat: Player::P1,
                 },
             ),
         ];

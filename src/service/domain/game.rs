@@ -20,53 +20,9 @@ use super::event::Event;
 use super::game_id::GameId;
 use super::seat_token::SeatToken;
 use super::time_control::ValidTimeControl;
-use crate::api::{
-    ChangeKind, ClockView, GameEvent, GameResult, GameView, Seat, Status, TerminationKind,
-};
+use crate::api::{ChangeKind, ClockView, GameEvent, GameView, Status};
 use crate::rules::{AnyState, GameKind, Outcome, Player, Termination, Variant, Variants, Winner};
-use crate::service::error::{ApiError, ErrorCode};
-
-pub fn seat_of(player: Player) -> Seat {
-    match player {
-        Player::P1 => Seat::P1,
-        Player::P2 => Seat::P2,
-    }
-}
-
-fn player_of(seat: Seat) -> Player {
-    match seat {
-        Seat::P1 => Player::P1,
-        Seat::P2 => Player::P2,
-    }
-}
-
-fn termination_kind(t: Termination) -> TerminationKind {
-    match t {
-        Termination::Goal => TerminationKind::Goal,
-        Termination::Trap => TerminationKind::Trap,
-        Termination::Fortress => TerminationKind::Fortress,
-        Termination::NoMoves => TerminationKind::NoMoves,
-        Termination::Towers => TerminationKind::Towers,
-        Termination::Tiebreak => TerminationKind::Tiebreak,
-        Termination::Timeout => TerminationKind::Timeout,
-        Termination::Resign => TerminationKind::Resign,
-    }
-}
-
-fn winner_result(w: Winner) -> GameResult {
-    match w {
-        Winner::Player(Player::P1) => GameResult::P1,
-        Winner::Player(Player::P2) => GameResult::P2,
-        Winner::Draw => GameResult::Draw,
-    }
-}
-
-fn opponent_wins(seat: Seat) -> GameResult {
-    match seat {
-        Seat::P1 => GameResult::P2,
-        Seat::P2 => GameResult::P1,
-    }
-}
+use crate::service::error::{ApiError, Cause, ErrorCode};
 
 /// What never changes after creation (short field names: stored once per game).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -118,9 +74,9 @@ struct Live {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct End {
     #[serde(rename = "r")]
-    result: GameResult,
+    result: Winner,
     #[serde(rename = "t")]
-    termination: TerminationKind,
+    termination: Termination,
     #[serde(rename = "at")]
     at: u64,
 }
@@ -171,15 +127,15 @@ struct ViewRef<'a> {
     variants: &'a [Variant],
     start_position: &'a str,
     position: &'a str,
-    turn: Seat,
+    turn: Player,
     ply: u64,
     version: u64,
     status: Status,
-    result: Option<GameResult>,
-    termination: Option<TerminationKind>,
+    result: Option<Winner>,
+    termination: Option<Termination>,
     moves: MovesRef<'a>,
     clock: Option<ClockView>,
-    engine_seats: BTreeMap<Seat, u8>,
+    engine_seats: BTreeMap<Player, u8>,
 }
 
 /// Serializes as a string through `Display`.
@@ -201,8 +157,10 @@ impl Serialize for MovesRef<'_> {
 }
 
 fn corrupt(id: GameId, why: impl std::fmt::Display) -> ApiError {
-    tracing::error!(game = %id, %why, "stored game cannot be read");
-    ApiError::new(ErrorCode::Internal, "the stored game could not be read")
+    ApiError {
+        cause: Some(Cause::StoreCorrupt(format!("game {id}: {why}"))),
+        ..ApiError::new(ErrorCode::Internal, "the stored game could not be read")
+    }
 }
 
 impl StoredGame {
@@ -364,12 +322,12 @@ impl StoredGame {
     }
 
     /// The engine seat to move and its level, if the game is on and an engine is to move.
-    pub fn engine_to_move(&self) -> Option<(Seat, u8)> {
+    pub fn engine_to_move(&self) -> Option<(Player, u8)> {
         if self.is_finished() {
             return None;
         }
         let turn = self.rules.turn();
-        self.header.engine_seats[turn.index()].map(|level| (seat_of(turn), level))
+        self.header.engine_seats[turn.index()].map(|level| (turn, level))
     }
 
     /// Whether both seats are played by the service's engine.
@@ -378,8 +336,8 @@ impl StoredGame {
     }
 
     /// Whether the service's engine plays `seat`.
-    pub fn is_engine_seat(&self, seat: Seat) -> bool {
-        self.header.engine_seats[player_of(seat).index()].is_some()
+    pub fn is_engine_seat(&self, seat: Player) -> bool {
+        self.header.engine_seats[seat.index()].is_some()
     }
 
     /// Time left for the side to move at `now`, if the game is timed.
@@ -404,11 +362,11 @@ impl StoredGame {
     }
 
     /// Which seat a bearer token holds in this game, if any.
-    pub fn seat_for(&self, token: &SeatToken) -> Option<Seat> {
+    pub fn seat_for(&self, token: &SeatToken) -> Option<Player> {
         let digest = token.digest();
-        [Seat::P1, Seat::P2]
+        [Player::P1, Player::P2]
             .into_iter()
-            .find(|s| self.header.token_digests[player_of(*s).index()] == digest)
+            .find(|s| self.header.token_digests[s.index()] == digest)
     }
 
     /// Time left for `player` at `now` (its clock runs only while it is to move).
@@ -445,15 +403,15 @@ impl StoredGame {
         self.live.remaining_ms[mover.index()] = 0;
         self.live.turn_started_at = flag;
         self.live.end = Some(End {
-            result: winner_result(Winner::Player(mover.other())),
-            termination: TerminationKind::Timeout,
+            result: Winner::Player(mover.other()),
+            termination: Termination::Timeout,
             at: flag,
         });
         self.next_version(now);
         Some(Change {
             event: Event::TimedOut {
                 at: flag,
-                seat: seat_of(mover),
+                seat: mover,
             },
             mv: None,
             history_key: None,
@@ -479,8 +437,8 @@ impl StoredGame {
         }) = self.rules.outcome()
         {
             self.live.end = Some(End {
-                result: winner_result(winner),
-                termination: termination_kind(termination),
+                result: winner,
+                termination,
                 at: now,
             });
         }
@@ -490,7 +448,7 @@ impl StoredGame {
     /// reaches `max_plies` ends as a draw by `move_limit` (the service's cap, not a rule).
     pub fn play(
         &mut self,
-        seat: Seat,
+        seat: Player,
         input: &str,
         now: u64,
         max_plies: u64,
@@ -498,7 +456,7 @@ impl StoredGame {
         if self.is_finished() {
             return Err(ApiError::new(ErrorCode::GameOver, "the game is over"));
         }
-        if seat_of(self.rules.turn()) != seat {
+        if self.rules.turn() != seat {
             return Err(ApiError::new(
                 ErrorCode::NotYourTurn,
                 format!("it is {}'s turn", self.rules.turn()),
@@ -514,8 +472,8 @@ impl StoredGame {
         self.end_by_rules(now);
         if self.live.end.is_none() && self.live.ply >= max_plies {
             self.live.end = Some(End {
-                result: GameResult::Draw,
-                termination: TerminationKind::MoveLimit,
+                result: Winner::Draw,
+                termination: Termination::MoveLimit,
                 at: now,
             });
         }
@@ -534,14 +492,14 @@ impl StoredGame {
     }
 
     /// `seat` resigns at `now`.
-    pub fn resign(&mut self, seat: Seat, now: u64) -> Result<Change, ApiError> {
+    pub fn resign(&mut self, seat: Player, now: u64) -> Result<Change, ApiError> {
         if self.is_finished() {
             return Err(ApiError::new(ErrorCode::GameOver, "the game is over"));
         }
         self.charge_clock(self.rules.turn(), now, false);
         self.live.end = Some(End {
-            result: opponent_wins(seat),
-            termination: TerminationKind::Resign,
+            result: Winner::Player(seat.other()),
+            termination: Termination::Resign,
             at: now,
         });
         self.next_version(now);
@@ -592,19 +550,19 @@ impl StoredGame {
             Event::Resigned { seat, clocks, .. } => (
                 clocks.unwrap_or([0, 0]),
                 Some(End {
-                    result: opponent_wins(*seat),
-                    termination: TerminationKind::Resign,
+                    result: Winner::Player(seat.other()),
+                    termination: Termination::Resign,
                     at,
                 }),
             ),
             Event::TimedOut { seat, .. } => {
                 let mut remaining = self.live.remaining_ms;
-                remaining[player_of(*seat).index()] = 0;
+                remaining[seat.index()] = 0;
                 (
                     remaining,
                     Some(End {
-                        result: opponent_wins(*seat),
-                        termination: TerminationKind::Timeout,
+                        result: Winner::Player(seat.other()),
+                        termination: Termination::Timeout,
                         at,
                     }),
                 )
@@ -638,7 +596,7 @@ impl StoredGame {
     /// its copy of the game current from the event log. Returns the change as the API shows
     /// it.
     pub fn apply(&mut self, version: u64, event: &Event) -> Result<GameEvent, ApiError> {
-        let mover = seat_of(self.rules.turn());
+        let mover = self.rules.turn();
         let (kind, seat, mv) = match event {
             Event::Created { .. } => return Err(corrupt(self.id, "a second creation")),
             Event::Moved {
@@ -664,17 +622,17 @@ impl StoredGame {
             Event::Resigned { at, seat, clocks } => {
                 self.live.remaining_ms = clocks.unwrap_or([0, 0]);
                 self.live.end = Some(End {
-                    result: opponent_wins(*seat),
-                    termination: TerminationKind::Resign,
+                    result: Winner::Player(seat.other()),
+                    termination: Termination::Resign,
                     at: *at,
                 });
                 (ChangeKind::Resign, *seat, None)
             }
             Event::TimedOut { at, seat } => {
-                self.live.remaining_ms[player_of(*seat).index()] = 0;
+                self.live.remaining_ms[seat.index()] = 0;
                 self.live.end = Some(End {
-                    result: opponent_wins(*seat),
-                    termination: TerminationKind::Timeout,
+                    result: Winner::Player(seat.other()),
+                    termination: Termination::Timeout,
                     at: *at,
                 });
                 (ChangeKind::Timeout, *seat, None)
@@ -692,7 +650,7 @@ impl StoredGame {
             mv,
             ply: self.ply(),
             position: self.live.position.clone(),
-            turn: seat_of(self.rules.turn()),
+            turn: self.rules.turn(),
             status: self.status(),
             result: self.result(),
             termination: self.termination(),
@@ -702,15 +660,15 @@ impl StoredGame {
 
     pub fn clock_view(&self, now: u64) -> Option<ClockView> {
         let [initial_ms, increment_ms] = self.header.time_control?;
-        let remaining_ms: BTreeMap<Seat, u64> = Player::BOTH
+        let remaining_ms: BTreeMap<Player, u64> = Player::BOTH
             .into_iter()
-            .map(|p| (seat_of(p), self.remaining_at(p, now)))
+            .map(|p| (p, self.remaining_at(p, now)))
             .collect();
         Some(ClockView {
             initial_ms,
             increment_ms,
             remaining_ms,
-            running: (!self.is_finished()).then(|| seat_of(self.rules.turn())),
+            running: (!self.is_finished()).then(|| self.rules.turn()),
             turn_started_at: self.live.turn_started_at,
             server_now: now,
         })
@@ -724,11 +682,11 @@ impl StoredGame {
         }
     }
 
-    pub fn result(&self) -> Option<GameResult> {
+    pub fn result(&self) -> Option<Winner> {
         self.live.end.map(|e| e.result)
     }
 
-    pub fn termination(&self) -> Option<TerminationKind> {
+    pub fn termination(&self) -> Option<Termination> {
         self.live.end.map(|e| e.termination)
     }
 
@@ -742,7 +700,7 @@ impl StoredGame {
             variants: &self.header.variants,
             start_position: &self.header.start,
             position: &self.live.position,
-            turn: seat_of(self.rules.turn()),
+            turn: self.rules.turn(),
             ply: self.ply(),
             version: self.version,
             status: self.status(),
@@ -752,9 +710,7 @@ impl StoredGame {
             clock: self.clock_view(now),
             engine_seats: Player::BOTH
                 .into_iter()
-                .filter_map(|p| {
-                    self.header.engine_seats[p.index()].map(|level| (seat_of(p), level))
-                })
+                .filter_map(|p| self.header.engine_seats[p.index()].map(|level| (p, level)))
                 .collect(),
         };
         serde_json::to_string(&view).expect("a view serializes")
@@ -767,7 +723,7 @@ impl StoredGame {
             variants: self.header.variants.clone(),
             start_position: self.header.start.clone(),
             position: self.live.position.clone(),
-            turn: seat_of(self.rules.turn()),
+            turn: self.rules.turn(),
             ply: self.ply(),
             version: self.version,
             status: self.status(),
@@ -777,9 +733,7 @@ impl StoredGame {
             clock: self.clock_view(now),
             engine_seats: Player::BOTH
                 .into_iter()
-                .filter_map(|p| {
-                    self.header.engine_seats[p.index()].map(|level| (seat_of(p), level))
-                })
+                .filter_map(|p| self.header.engine_seats[p.index()].map(|level| (p, level)))
                 .collect(),
         }
     }
@@ -822,10 +776,10 @@ mod tests {
                     let Some(mv) = game.rules().legal_moves().into_iter().next() else {
                         break;
                     };
-                    let seat = seat_of(game.rules().turn());
+                    let seat = game.rules().turn();
                     game.play(seat, &mv, now, 2000).unwrap();
                 }
-                game.resign(Seat::P1, 99_999).unwrap();
+                game.resign(Player::P1, 99_999).unwrap();
                 assert_eq!(
                     game.view_json(100_000),
                     serde_json::to_string(&game.view(100_000)).unwrap()

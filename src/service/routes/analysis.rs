@@ -79,13 +79,9 @@ async fn run(
             analyse(
                 &rules,
                 &Params {
-                    limit: limits,
                     caps,
                     multipv,
-                    clock: &clock,
-                    stop: None,
-                    tt_bits: 18,
-                    contempt: 0,
+                    ..Params::analysis(limits, &clock)
                 },
             )
         })

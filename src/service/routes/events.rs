@@ -240,12 +240,14 @@ pub async fn events(
         .clone()
         .try_acquire_owned()
         .map_err(|_| ApiError {
-            code: ErrorCode::Busy,
-            detail: format!(
-                "this replica already serves its maximum of {} event streams",
-                state.settings.max_event_streams
-            ),
             retry_after: Some(STREAMS_RETRY_SECS),
+            ..ApiError::new(
+                ErrorCode::Busy,
+                format!(
+                    "this replica already serves its maximum of {} event streams",
+                    state.settings.max_event_streams
+                ),
+            )
         })?;
     // Subscribe before reading, so that no change can slip in between.
     let changes = state.store.changes().subscribe(&id.to_string());

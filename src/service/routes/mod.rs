@@ -9,6 +9,7 @@ mod docs;
 mod events;
 mod games;
 mod health;
+mod metrics;
 mod moves;
 mod page;
 mod problems;
@@ -86,9 +87,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
         )
         .service(resource("/healthz/live", "GET", None).route(web::get().to(health::live)))
         .service(resource("/healthz/ready", "GET", None).route(web::get().to(health::ready)))
-        .service(
-            resource("/metrics", "GET", None).route(web::get().to(crate::service::metrics::scrape)),
-        )
+        .service(resource("/metrics", "GET", None).route(web::get().to(metrics::scrape)))
         .service(resource("/openapi.json", "GET", None).route(web::get().to(docs::openapi_json)))
         .service(resource("/docs", "GET", None).route(web::get().to(docs::page)))
         .service(resource("/docs/{file}", "GET", None).route(web::get().to(docs::asset)))

@@ -7,9 +7,9 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 
 use super::game_id;
-use crate::api::{GameRecord, Problem, RecordMove, Seat, TimeControl};
-use crate::rules::AnyState;
-use crate::service::domain::{Event, seat_of};
+use crate::api::{GameRecord, Problem, RecordMove, TimeControl};
+use crate::rules::{AnyState, Player};
+use crate::service::domain::Event;
 use crate::service::error::{ApiError, ErrorCode};
 use crate::service::games;
 use crate::service::state::AppState;
@@ -67,9 +67,10 @@ pub async fn record(
 
     let start = AnyState::new(game.kind(), game.variants(), Some(game.start_position()))
         .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?;
-    let first = seat_of(start.turn());
-    let clocks =
-        |c: Option<[u64; 2]>| c.map(|[p1, p2]| BTreeMap::from([(Seat::P1, p1), (Seat::P2, p2)]));
+    let first = start.turn();
+    let clocks = |c: Option<[u64; 2]>| {
+        c.map(|[p1, p2]| BTreeMap::from([(Player::P1, p1), (Player::P2, p2)]))
+    };
     let mut moves = Vec::new();
     let (mut ended_at, mut ended_by) = (None, None);
     for event in &events {
@@ -84,8 +85,8 @@ pub async fn record(
             } => {
                 let seat = match (first, ply % 2 == 1) {
                     (seat, true) => seat,
-                    (Seat::P1, false) => Seat::P2,
-                    (Seat::P2, false) => Seat::P1,
+                    (Player::P1, false) => Player::P2,
+                    (Player::P2, false) => Player::P1,
                 };
                 moves.push(RecordMove {
                     ply: *ply,

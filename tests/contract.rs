@@ -2,7 +2,7 @@
 //! every check, every phase including the stateful one) against the real binary with Redis must
 //! find nothing; and a client that openapi-python-client generates from the committed
 //! `openapi/openapi.json` must play a full game of each game and get analyses
-//! (`tests/python/play_all.py`). Both tools come from PyPI (`scripts/test` installs them); a missing
+//! (`tests/python/play_all.py`). Both tools come from PyPI (`tests/run` installs them); a missing
 //! or different version fails the test with the command that installs the right one.
 
 use std::net::TcpListener;
@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The versions `scripts/test` installs; the fixed seed reproduces a run only with the same one.
+/// The versions `tests/run` installs; the fixed seed reproduces a run only with the same one.
 const SCHEMATHESIS: &str = "4.32.5";
 const OPENAPI_PYTHON_CLIENT: &str = "0.29.1";
 
@@ -141,7 +141,7 @@ impl Drop for Service {
 /// The version a Python tool prints, or a failure that says how to install the pinned one.
 fn require(tool: &str, version_args: &[&str], package: &str, pinned: &str) {
     let install =
-        format!("scripts/test installs it (or: python3 -m pip install {package}=={pinned})");
+        format!("tests/run installs it (or: python3 -m pip install {package}=={pinned})");
     let out = Command::new(tool)
         .args(version_args)
         .output()

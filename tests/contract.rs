@@ -140,8 +140,7 @@ impl Drop for Service {
 
 /// The version a Python tool prints, or a failure that says how to install the pinned one.
 fn require(tool: &str, version_args: &[&str], package: &str, pinned: &str) {
-    let install =
-        format!("tests/run installs it (or: python3 -m pip install {package}=={pinned})");
+    let install = format!("tests/run installs it (or: python3 -m pip install {package}=={pinned})");
     let out = Command::new(tool)
         .args(version_args)
         .output()

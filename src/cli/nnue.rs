@@ -39,6 +39,10 @@ struct TrainArgs {
     /// A file written by `pillarz nnue gen` (repeatable; read in order).
     #[arg(long = "data", required = true)]
     data: Vec<PathBuf>,
+    /// Train on the first this many positions of the data only (to reproduce a network from
+    /// a generator run that was stopped early: its file is a prefix of the whole run's).
+    #[arg(long)]
+    positions: Option<usize>,
     /// Passes over the training positions.
     #[arg(long, default_value_t = 30)]
     epochs: usize,
@@ -106,6 +110,15 @@ fn train_cmd(args: TrainArgs) -> Result<ExitCode, CliError> {
         let mut read = decode_all(&bytes).map_err(|e| usage(format!("{}: {e}", path.display())))?;
         eprintln!("{}: {} positions", path.display(), read.len());
         samples.append(&mut read);
+    }
+    if let Some(n) = args.positions {
+        if n > samples.len() {
+            return Err(usage(format!(
+                "--positions {n}: the data holds only {}",
+                samples.len()
+            )));
+        }
+        samples.truncate(n);
     }
     if samples.len() < 100 {
         return Err(usage(format!(

@@ -11,7 +11,7 @@
 
 use super::features::FEATURES;
 
-pub const HIDDEN: usize = 128;
+pub const HIDDEN: usize = 256;
 /// The first layer's scale: a hidden unit's activation 1.0 is `QA`.
 pub const QA: i32 = 255;
 /// The output layer's scale.
@@ -196,7 +196,7 @@ mod tests {
         );
         assert_eq!(Network::from_bytes(&bytes[1..]), Err(NetworkError::Magic));
         let mut other = bytes.clone();
-        other[12] = 7;
+        other[12..16].copy_from_slice(&7u32.to_le_bytes());
         assert!(matches!(
             Network::from_bytes(&other),
             Err(NetworkError::Shape { hidden: 7, .. })

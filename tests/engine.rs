@@ -128,7 +128,7 @@ fn multipv_reports_distinct_moves_best_first() {
     // with a full window instead of a null one can score differently, and do with its
     // network).
     let pos = start::<pilastri::Position>();
-    assert!(!<pilastri::Position as Searchable>::SELECTIVE);
+    const { assert!(!<pilastri::Position as Searchable>::SELECTIVE) };
     let mut p = params(Limit::Depth(4));
     p.multipv = 3;
     let multi = search(&pos, &[], &p);

@@ -180,8 +180,8 @@ impl Searchable for Position {
     }
 
     const HAS_NETWORK: bool = true;
-    /// The network (`engine::nnue`): +210 ± 81 Elo at 100 ms a move against this evaluation
-    /// (100 games, see the README); the hand-written one stays for `--eval hand`.
+    /// The network (`engine::nnue`): +168 Elo (+59/−51) at 100 ms a move against this
+    /// evaluation (200 games, see the README); the hand-written one stays for `--eval hand`.
     const DEFAULT_EVAL: Eval = Eval::Network;
 
     fn network_evaluate(&self) -> i32 {

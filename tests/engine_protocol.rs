@@ -6,29 +6,14 @@ use std::process::{Command, Stdio};
 
 use pillarz::rules::{AnyRecord, GameKind, Variants};
 
+#[path = "common/engine_session.rs"]
+mod engine_session;
+
 const BIN: &str = env!("CARGO_BIN_EXE_pillarz");
 
 /// Runs `pillarz engine` with `input` piped in; returns its output lines.
 fn session(input: &str) -> Vec<String> {
-    let mut child = Command::new(BIN)
-        .arg("engine")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect()
+    engine_session::session(&["engine"], input)
 }
 
 fn bestmove(lines: &[String]) -> Vec<&str> {

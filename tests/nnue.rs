@@ -2,8 +2,11 @@
 //! self-play positions, `pillarz nnue train` fits a network to them, and the engine searches
 //! with that network (`--network`) through the engine protocol.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
+
+#[path = "common/engine_session.rs"]
+mod engine_session;
+use engine_session::session;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pillarz");
 
@@ -75,31 +78,19 @@ fn generate_train_and_search_with_the_network() {
 
     // The engine searches with it, and its scores differ from the compiled-in network's.
     let search = |network: Option<&str>| {
-        let mut cmd = Command::new(BIN);
+        let mut args = Vec::new();
         if let Some(n) = network {
-            cmd.args(["--network", n]);
+            args.extend(["--network", n]);
         }
-        let mut child = cmd
-            .args(["engine", "--eval", "nnue"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(
-                b"newgame pillarz\nposition startpos moves a1+b2 d4+e5\ngo depth 3\nisready\n",
-            )
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert!(out.status.success());
-        text(&out.stdout)
-            .lines()
+        args.extend(["engine", "--eval", "nnue"]);
+        let lines = session(
+            &args,
+            "newgame pillarz\nposition startpos moves a1+b2 d4+e5\ngo depth 3\nisready\n",
+        );
+        lines
+            .into_iter()
             .find(|l| l.starts_with("bestmove "))
-            .map(str::to_string)
-            .unwrap_or_else(|| panic!("no bestmove: {}", text(&out.stdout)))
+            .expect("a bestmove line")
     };
     let trained = search(Some(net.to_str().unwrap()));
     assert!(trained.contains(" score "), "{trained}");

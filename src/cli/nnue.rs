@@ -12,7 +12,7 @@ use std::sync::mpsc;
 use crate::engine::Eval;
 use crate::engine::nnue::generate::play_game;
 use crate::engine::nnue::sample::{MAGIC, decode_all};
-use crate::engine::nnue::train::{TrainConfig, fit_scale, train};
+use crate::engine::nnue::train::{TrainConfig, train};
 use crate::engine::search::Engine;
 use crate::rules::pillarz::Position;
 
@@ -73,8 +73,8 @@ struct GenArgs {
     #[command(flatten)]
     selfplay: SelfPlayArgs,
     /// The playing engine's evaluation: hand or nnue (the network compiled in).
-    #[arg(long, default_value = "hand")]
-    eval: String,
+    #[arg(long, default_value = "hand", value_parser = Eval::parse)]
+    eval: Eval,
     /// Games played at once (the output is the same for any number).
     #[arg(long, default_value_t = 2)]
     threads: usize,
@@ -134,7 +134,6 @@ fn train_cmd(args: TrainArgs) -> Result<ExitCode, CliError> {
         validation: args.validation,
         seed: args.seed,
     };
-    eprintln!("scale: {} evaluation units per logit", fit_scale(&samples));
     let started = std::time::Instant::now();
     let net = train(&samples, &config, |r| {
         eprintln!(
@@ -156,7 +155,7 @@ fn gen_cmd(args: GenArgs) -> Result<ExitCode, CliError> {
     if args.threads == 0 {
         return Err(usage("--threads must be at least 1".into()));
     }
-    let eval = Eval::parse(&args.eval).map_err(usage)?;
+    let eval = args.eval;
     let config = args.selfplay.validate()?;
     let file = std::fs::File::create(&args.out)
         .map_err(|e| usage(format!("{}: {e}", args.out.display())))?;

@@ -167,7 +167,7 @@ impl<G: Searchable> Engine<G> {
         Engine {
             tt: Table::new(tt_bits),
             ordering: Ordering::new(MAX_PLY as usize + 1, G::MOVE_SLOTS),
-            eval: if G::HAS_NETWORK { eval } else { Eval::Hand },
+            eval,
         }
     }
 

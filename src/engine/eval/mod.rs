@@ -10,7 +10,7 @@ mod pyrga;
 use crate::rules::Game;
 
 /// Which static evaluation a search uses: the hand-written one every game has, or a learned
-/// network where the game has one ([`Searchable::HAS_NETWORK`]).
+/// network where the game has one ([`Searchable::network_evaluate`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Eval {
     Hand,
@@ -47,9 +47,6 @@ pub trait Searchable: Game {
     /// A heuristic value of a position that is not over, from the side to move's view (the
     /// hand-written evaluation).
     fn evaluate(&self) -> i32;
-
-    /// Whether the game has a learned evaluation ([`Searchable::network_evaluate`]).
-    const HAS_NETWORK: bool = false;
 
     /// The evaluation a search uses unless told otherwise.
     const DEFAULT_EVAL: Eval = Eval::Hand;

@@ -179,7 +179,6 @@ impl Searchable for Position {
         self.linear_eval()
     }
 
-    const HAS_NETWORK: bool = true;
     /// The network (`engine::nnue`): +168 Elo (+59/−51) at 100 ms a move against this
     /// evaluation (200 games, see the README); the hand-written one stays for `--eval hand`.
     const DEFAULT_EVAL: Eval = Eval::Network;

@@ -24,7 +24,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
-use super::eval::{Eval, Searchable};
+use super::eval::{Eval, Incremental, Searchable};
 use super::limits::{CHECK_EVERY, Caps, Clock, Limit, MAX_PLY};
 use super::move_picker::Ordering;
 use super::score::{INFINITY, PROVEN, Score, WIN};
@@ -152,6 +152,7 @@ fn reduction(depth: i32, searched: usize) -> i32 {
 pub struct Engine<G: Searchable> {
     tt: Table<G::Move>,
     ordering: Ordering<G::Move>,
+    incremental: Incremental<G>,
     eval: Eval,
 }
 
@@ -167,6 +168,11 @@ impl<G: Searchable> Engine<G> {
         Engine {
             tt: Table::new(tt_bits),
             ordering: Ordering::new(MAX_PLY as usize + 1, G::MOVE_SLOTS),
+            // Only a network keeps accumulators.
+            incremental: Incremental::new(match eval {
+                Eval::Hand => 0,
+                Eval::Network => MAX_PLY as usize + 2,
+            }),
             eval,
         }
     }
@@ -182,9 +188,13 @@ impl<G: Searchable> Engine<G> {
         self.tt.new_search();
         self.ordering.new_search();
         let (max_depth, node_budget, time_budget) = params.caps.budget(params.limit);
+        if self.eval == Eval::Network {
+            self.incremental.root(pos);
+        }
         let mut s = Searcher {
             tt: &mut self.tt,
             ordering: &mut self.ordering,
+            incremental: &mut self.incremental,
             pv: vec![Vec::new(); MAX_PLY as usize + 2],
             buffers: vec![MoveList::new(); MAX_PLY as usize + 2],
             classes: vec![Vec::new(); MAX_PLY as usize + 2],
@@ -215,6 +225,7 @@ pub fn search<G: Searchable>(pos: &G, history: &[u64], params: &Params<'_>) -> R
 struct Searcher<'a, G: Searchable> {
     tt: &'a mut Table<G::Move>,
     ordering: &'a mut Ordering<G::Move>,
+    incremental: &'a mut Incremental<G>,
     pv: Vec<Vec<G::Move>>,
     buffers: Vec<MoveList<G::Move>>,
     /// Per ply, the move classes of `buffers` (see [`Searchable::move_class`]).
@@ -270,16 +281,28 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         }
     }
 
-    /// Pushes a position onto the path (games that forbid repetition only).
-    /// The static evaluation this search uses.
+    /// The static evaluation this search uses of `pos`, the path's position at `ply`.
     #[inline]
-    fn evaluate(&self, pos: &G) -> i32 {
+    fn evaluate(&mut self, pos: &G, ply: u32) -> i32 {
         match self.eval {
             Eval::Hand => pos.evaluate(),
-            Eval::Network => pos.network_evaluate(),
+            Eval::Network => self.incremental.evaluate(ply as usize),
         }
     }
 
+    /// The child `mv` leads to from `pos`, the path's position at `ply`; it becomes the path's
+    /// position at `ply + 1` (for the accumulators).
+    #[inline]
+    fn make(&mut self, pos: &G, mv: &G::Move, ply: u32) -> G {
+        let mut child = pos.clone();
+        child.play_unchecked(mv);
+        if self.eval == Eval::Network {
+            self.incremental.push(ply as usize + 1, &child);
+        }
+        child
+    }
+
+    /// Pushes a position onto the path (games that forbid repetition only).
     fn enter(&mut self, key: u64) {
         if G::FORBIDS_REPETITION {
             self.keys.push(key);
@@ -331,10 +354,10 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             return terminal(pos, ply, self.contempt);
         }
         if ply >= MAX_PLY || qply >= QUIESCENCE_PLIES {
-            return self.evaluate(pos);
+            return self.evaluate(pos, ply);
         }
         if !pos.threatened() {
-            let stand = self.evaluate(pos);
+            let stand = self.evaluate(pos, ply);
             if G::SELECTIVE && qply < THREAT_PLIES && stand < beta {
                 return self.make_threats(pos, ply, alpha, beta, qply, stand);
             }
@@ -347,8 +370,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         let mut best = -(WIN - ply as i32 - 2);
         self.enter(pos.repetition_key());
         for mv in moves.iter() {
-            let mut child = pos.clone();
-            child.play_unchecked(mv);
+            let child = self.make(pos, mv, ply);
             if repeats(&child, &self.keys) {
                 continue;
             }
@@ -402,8 +424,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             if pos.move_class(mv) != 2 {
                 continue;
             }
-            let mut child = pos.clone();
-            child.play_unchecked(mv);
+            let child = self.make(pos, mv, ply);
             if repeats(&child, &self.keys) {
                 continue;
             }
@@ -472,7 +493,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         let tt_move = entry.and_then(|e| e.best);
 
         // The static evaluation, where pruning may use it.
-        let eval = (G::SELECTIVE && !threatened).then(|| self.evaluate(pos));
+        let eval = (G::SELECTIVE && !threatened).then(|| self.evaluate(pos, ply));
         if let Some(eval) = eval
             && !pv_node
             && beta.abs() < PROVEN
@@ -530,8 +551,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
                 pruned = true;
                 continue;
             }
-            let mut child = pos.clone();
-            child.play_unchecked(mv);
+            let child = self.make(pos, mv, ply);
             if repeats(&child, &self.keys) {
                 continue;
             }
@@ -698,8 +718,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
                 } else {
                     -INFINITY
                 };
-                let mut child = pos.clone();
-                child.play_unchecked(&rm.mv);
+                let child = self.make(pos, &rm.mv, 0);
                 let score = self.root_move(&child, depth as i32, alpha, i == 0);
                 if self.stopped {
                     break;
@@ -750,7 +769,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         }
         if completed == 0 && ranked[0].score == -INFINITY {
             // Not even one move of depth 1 finished: the first in order, scored statically.
-            ranked[0].score = self.evaluate(pos);
+            ranked[0].score = self.evaluate(pos, 0);
         }
         self.leave();
         // A draw at the root scores the root side's contempt; solved, it is a proven draw.

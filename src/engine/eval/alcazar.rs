@@ -58,6 +58,9 @@ impl Linear for Position {
 }
 
 impl Searchable for Position {
+    type Accumulator = ();
+    type Delta = ();
+
     const MOVE_SLOTS: usize = 16 + 40 * 40;
 
     fn move_slot(mv: &Move) -> usize {

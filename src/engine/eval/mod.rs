@@ -2,10 +2,13 @@
 //! for the history table. One file per game, each hand-tuned.
 
 mod alcazar;
+mod incremental;
 pub mod linear;
 mod pilastri;
 mod pillarz;
 mod pyrga;
+
+pub use incremental::Incremental;
 
 use crate::rules::Game;
 
@@ -51,9 +54,29 @@ pub trait Searchable: Game {
     /// The evaluation a search uses unless told otherwise.
     const DEFAULT_EVAL: Eval = Eval::Hand;
 
-    /// The learned evaluation, on the hand-written one's scale; the hand-written one where the
-    /// game has no network.
-    fn network_evaluate(&self) -> i32 {
+    /// What the learned evaluation keeps of a position so that a child's costs a few changes
+    /// rather than a sum over the whole board (NNUE's accumulator); `()` where the game has no
+    /// network. The search keeps one per ply ([`Incremental`]).
+    type Accumulator: Clone + Default;
+
+    /// How an [`Searchable::Accumulator`] changes from a position to its child.
+    type Delta: Copy + Default;
+
+    /// This position's accumulator, from scratch.
+    fn refresh(&self, _out: &mut Self::Accumulator) {}
+
+    /// The change from this position to `child`; `None` when `child`'s accumulator must be
+    /// computed from scratch.
+    fn delta(&self, _child: &Self) -> Option<Self::Delta> {
+        Some(Self::Delta::default())
+    }
+
+    /// The accumulator of the child `delta` leads to from `parent`'s, written to `out`.
+    fn update(_parent: &Self::Accumulator, _delta: &Self::Delta, _out: &mut Self::Accumulator) {}
+
+    /// The learned evaluation, on the hand-written one's scale, from this position's
+    /// accumulator; the hand-written one where the game has no network.
+    fn network_evaluate(&self, _acc: &Self::Accumulator) -> i32 {
         self.evaluate()
     }
 

@@ -7,6 +7,9 @@ use crate::rules::Game;
 use crate::rules::pilastri::{Move, Position};
 
 impl Searchable for Position {
+    type Accumulator = ();
+    type Delta = ();
+
     const MOVE_SLOTS: usize = 64 * 64;
 
     fn move_slot(mv: &Move) -> usize {

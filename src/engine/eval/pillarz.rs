@@ -6,6 +6,8 @@
 
 use super::linear::{FeatureSink, Linear};
 use super::{Eval, Searchable};
+use crate::engine::nnue::accumulator::Accumulators;
+use crate::engine::nnue::features::{self, Delta};
 use crate::rules::pillarz::{Move, Position, Square};
 use crate::rules::{Game, Player};
 
@@ -183,8 +185,25 @@ impl Searchable for Position {
     /// evaluation (200 games, see the README); the hand-written one stays for `--eval hand`.
     const DEFAULT_EVAL: Eval = Eval::Network;
 
-    fn network_evaluate(&self) -> i32 {
-        crate::engine::nnue::evaluate(self)
+    type Accumulator = Accumulators;
+    type Delta = Delta;
+
+    fn refresh(&self, out: &mut Accumulators) {
+        out.refresh(self);
+    }
+
+    fn delta(&self, child: &Position) -> Option<Delta> {
+        features::delta(self, child)
+    }
+
+    #[inline]
+    fn update(parent: &Accumulators, delta: &Delta, out: &mut Accumulators) {
+        parent.update(delta, out);
+    }
+
+    #[inline]
+    fn network_evaluate(&self, acc: &Accumulators) -> i32 {
+        acc.evaluate(self)
     }
 
     fn winning_move(&self) -> Option<Move> {

@@ -77,6 +77,9 @@ impl Linear for Position {
 }
 
 impl Searchable for Position {
+    type Accumulator = ();
+    type Delta = ();
+
     const MOVE_SLOTS: usize = 16 * 6;
 
     fn move_slot(mv: &Move) -> usize {

@@ -62,6 +62,11 @@ fn pawn_input(base: usize, sq: usize, height: u8) -> usize {
 /// The active inputs of `pos`, from the side to move's view: the search's path, read straight
 /// off the position's bit sets.
 pub fn active(pos: &Position) -> Active {
+    active_for(pos, pos.turn())
+}
+
+/// The active inputs of `pos` from `us`'s view, whoever is to move.
+pub fn active_for(pos: &Position, us: Player) -> Active {
     let mut out = Active::new();
     let levels = pos.level_sets();
     for height in 1..=4u8 {
@@ -75,13 +80,95 @@ pub fn active(pos: &Position) -> Active {
             out.push(height_input(sq.index(), height));
         }
     }
-    let us = pos.turn();
     for (player, base) in [(us, OUR_PAWN), (us.other(), THEIR_PAWN)] {
         for sq in Square::all_in(pos.pawns(player)) {
             out.push(pawn_input(base, sq.index(), pos.level(sq)));
         }
     }
     out
+}
+
+/// The most inputs a [`Delta`] turns off, or on, from one side's view. A move changes at most
+/// one square's height and one pawn (or places two): two of each.
+const DELTA_CAPACITY: usize = 4;
+
+/// The inputs that differ between a position and its child, from each side's view (indexed by
+/// [`Player::index`]): what the incremental accumulator subtracts and adds instead of summing
+/// every active input again.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Delta {
+    off: [[u16; DELTA_CAPACITY]; 2],
+    on: [[u16; DELTA_CAPACITY]; 2],
+    offs: u8,
+    ons: u8,
+}
+
+impl Delta {
+    /// The inputs `us` sees turned off.
+    pub fn off(&self, us: Player) -> &[u16] {
+        &self.off[us.index()][..usize::from(self.offs)]
+    }
+
+    /// The inputs `us` sees turned on.
+    pub fn on(&self, us: Player) -> &[u16] {
+        &self.on[us.index()][..usize::from(self.ons)]
+    }
+}
+
+/// Appends one input per side's view to `list`; `false` when it is full.
+fn push(list: &mut [[u16; DELTA_CAPACITY]; 2], len: &mut usize, inputs: [usize; 2]) -> bool {
+    if *len == DELTA_CAPACITY {
+        return false;
+    }
+    for (side, input) in inputs.into_iter().enumerate() {
+        list[side][*len] = input as u16;
+    }
+    *len += 1;
+    true
+}
+
+/// The change from `parent` to `child`, read off the difference of their bit sets (so it holds
+/// for any way one became the other); `None` when more changed than a [`Delta`] holds (then
+/// the accumulator is summed from scratch).
+pub fn delta(parent: &Position, child: &Position) -> Option<Delta> {
+    let (before, after) = (parent.level_sets(), child.level_sets());
+    let rebuilt = (0..4).fold(0, |acc, k| acc | (before[k] ^ after[k]));
+    let mut d = Delta::default();
+    let (mut offs, mut ons) = (0usize, 0usize);
+    for sq in Square::all_in(rebuilt) {
+        let (old, new) = (parent.level(sq), child.level(sq));
+        let i = sq.index();
+        if old > 0 && !push(&mut d.off, &mut offs, [height_input(i, old); 2]) {
+            return None;
+        }
+        if new > 0 && !push(&mut d.on, &mut ons, [height_input(i, new); 2]) {
+            return None;
+        }
+    }
+    for owner in Player::BOTH {
+        // The input of `owner`'s pawn on `sq` at `height`, from each side's view.
+        let inputs = |sq: Square, height: u8| {
+            Player::BOTH.map(|us| {
+                let base = if us == owner { OUR_PAWN } else { THEIR_PAWN };
+                pawn_input(base, sq.index(), height)
+            })
+        };
+        let (was, is) = (parent.pawns(owner), child.pawns(owner));
+        // A pawn that stays keeps its input unless its square's height changed.
+        for sq in Square::all_in(was & (!is | rebuilt)) {
+            if !push(&mut d.off, &mut offs, inputs(sq, parent.level(sq))) {
+                return None;
+            }
+        }
+        for sq in Square::all_in(is & (!was | rebuilt)) {
+            if !push(&mut d.on, &mut ons, inputs(sq, child.level(sq))) {
+                return None;
+            }
+        }
+    }
+    d.offs = offs as u8;
+    d.ons = ons as u8;
+    Some(d)
 }
 
 /// A position as the training data holds it: heights by square and the pawns' squares, from

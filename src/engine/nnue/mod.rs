@@ -4,9 +4,10 @@
 //! Hand-written terms see a won pillarz position only a few plies before the search proves it;
 //! a network fitted to self-play results sees it earlier. The pieces, one file each:
 //! [`features`] (what the network sees), [`sample`] (training positions on disk), [`generate`]
-//! (self-play data), [`train`] (the trainer) and [`network`] (quantised integer inference, and
-//! the network compiled into the binary).
+//! (self-play data), [`train`] (the trainer), [`network`] (quantised integer inference, and
+//! the network compiled into the binary) and [`accumulator`] (inference updated move by move).
 
+pub mod accumulator;
 pub mod features;
 pub mod generate;
 pub mod network;
@@ -36,7 +37,8 @@ pub fn install(net: Network) -> bool {
     NETWORK.set(net).is_ok()
 }
 
-/// The network's evaluation of a position that is not over, from the side to move's view.
+/// The network's evaluation of a position that is not over, from the side to move's view,
+/// summed from scratch (the search updates [`accumulator::Accumulators`] instead).
 pub fn evaluate(pos: &Position) -> i32 {
     network().evaluate(features::active(pos).as_slice())
 }

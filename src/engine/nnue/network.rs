@@ -136,6 +136,29 @@ impl Network {
         acc
     }
 
+    /// `parent` without the rows of `off` and with those of `on`, written to `out`: the
+    /// accumulator of a child whose inputs differ by these.
+    #[inline]
+    pub fn update(&self, parent: &Accumulator, off: &[u16], on: &[u16], out: &mut Accumulator) {
+        let row = |input: u16| &self.w1[usize::from(input)];
+        // The shapes a move gives, each in one pass over the rows (a step that builds on a
+        // built square, on a bare one, a placement); anything else row by row.
+        match (off, on) {
+            (&[a, b], &[c, d]) => fused(parent, [row(a), row(b)], [row(c), row(d)], out),
+            (&[a], &[c, d]) => fused(parent, [row(a)], [row(c), row(d)], out),
+            (&[], &[c, d]) => fused(parent, [], [row(c), row(d)], out),
+            _ => {
+                *out = *parent;
+                for &input in off {
+                    sub(out, row(input));
+                }
+                for &input in on {
+                    add(out, row(input));
+                }
+            }
+        }
+    }
+
     /// The evaluation of an accumulator, in evaluation units.
     #[inline]
     pub fn output(&self, acc: &Accumulator) -> i32 {
@@ -162,6 +185,33 @@ impl Network {
 fn add(acc: &mut Accumulator, row: &Accumulator) {
     for (a, w) in acc.iter_mut().zip(row) {
         *a = a.wrapping_add(*w);
+    }
+}
+
+/// `parent − Σ off + Σ on`, unit by unit, in one pass.
+#[inline]
+fn fused<const OFF: usize, const ON: usize>(
+    parent: &Accumulator,
+    off: [&Accumulator; OFF],
+    on: [&Accumulator; ON],
+    out: &mut Accumulator,
+) {
+    for (i, o) in out.iter_mut().enumerate() {
+        let mut v = parent[i];
+        for row in off {
+            v = v.wrapping_sub(row[i]);
+        }
+        for row in on {
+            v = v.wrapping_add(row[i]);
+        }
+        *o = v;
+    }
+}
+
+#[inline]
+fn sub(acc: &mut Accumulator, row: &Accumulator) {
+    for (a, w) in acc.iter_mut().zip(row) {
+        *a = a.wrapping_sub(*w);
     }
 }
 

@@ -5,7 +5,8 @@
 //! - an illegal `play` hands the position back untouched, and the position accepts a move the
 //!   game refuses only when the game's history forbids it (a repetition);
 //! - `count_legal` agrees with `legal_moves`;
-//! - every game terminates, and it has an outcome exactly when no legal move is left.
+//! - every game terminates, and it has an outcome exactly when no legal move is left;
+//! - pillarz's bit-set shortcuts agree with making the move (`step_threatens`).
 
 use pillarz::rules::record::Record;
 use pillarz::rules::{
@@ -157,6 +158,39 @@ fn random_game<G: RandomMove>(variants: Variants, seed: u64, max_plies: usize) -
         record.play(mv).unwrap();
     }
     panic!("game did not end within {max_plies} plies (seed {seed})");
+}
+
+/// Along a random pillarz game: `step_threatens` of every legal step is whether the child has
+/// a winning step for the mover. Returns how many steps threatened (so the test sees both
+/// answers).
+fn pillarz_threats(seed: u64) -> usize {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut pos = pz::Position::start(Variants::NONE);
+    let mut moves = MoveList::new();
+    let mut threats = 0;
+    loop {
+        moves.clear();
+        pos.legal_moves(&mut moves);
+        if moves.is_empty() {
+            return threats;
+        }
+        for mv in &moves {
+            if let pz::Move::Step { from, to, build } = *mv {
+                let mut child = pos;
+                child.play_unchecked(mv);
+                let made = child.winning_step(pos.turn()).is_some();
+                assert_eq!(pos.step_threatens(from, to, build), made, "{mv} at {pos}");
+                threats += usize::from(made);
+            }
+        }
+        pos.play_unchecked(&moves[rng.random_range(0..moves.len())]);
+    }
+}
+
+#[test]
+fn pillarz_threats_agree_with_the_move_made() {
+    let threats: usize = (0..300).map(pillarz_threats).sum();
+    assert!(threats > 100, "{threats} threatening steps seen");
 }
 
 proptest! {

@@ -218,12 +218,10 @@ impl Searchable for Position {
     }
 
     fn move_class(&self, mv: &Move) -> u8 {
-        let Move::Step { from, to, .. } = *mv else {
+        let Move::Step { from, to, build } = *mv else {
             return 0;
         };
-        let mut child = *self;
-        child.play_unchecked(mv);
-        if child.winning_step(self.turn()).is_some() {
+        if self.step_threatens(from, to, build) {
             2
         } else {
             u8::from(self.level(to) > self.level(from))

@@ -1,5 +1,6 @@
 //! What the search needs from a game beyond its rules: a static evaluation and a slot per move
-//! for the history table. One file per game, each hand-tuned.
+//! for the history table. One file per game, each hand-tuned; [`Incremental`] keeps a learned
+//! evaluation's accumulators along the search path (pillarz's network, `engine::nnue`).
 
 mod alcazar;
 mod incremental;

@@ -181,7 +181,7 @@ impl Searchable for Position {
         self.linear_eval()
     }
 
-    /// The network (`engine::nnue`): +168 Elo (+59/−51) at 100 ms a move against this
+    /// The network (`engine::nnue`, round 3): +205 ± 57 Elo at 100 ms a move against this
     /// evaluation (200 games, see the README); the hand-written one stays for `--eval hand`.
     const DEFAULT_EVAL: Eval = Eval::Network;
 

@@ -194,8 +194,8 @@ fn bench_fingerprint() {
     assert_eq!(run_all(Some(Eval::Hand), |_| {}), BENCH_NODES_HAND);
 }
 
-const BENCH_NODES: u64 = 3_222_422;
-const BENCH_NODES_HAND: u64 = 3_219_051;
+const BENCH_NODES: u64 = 3_207_674;
+const BENCH_NODES_HAND: u64 = 3_203_254;
 
 /// A position with a single legal move is still analysed: a real depth, score and line, not
 /// just the forced move.

@@ -59,13 +59,8 @@ fn pawn_input(base: usize, sq: usize, height: u8) -> usize {
     base + sq * 3 + usize::from(height.min(2))
 }
 
-/// The active inputs of `pos`, from the side to move's view: the search's path, read straight
-/// off the position's bit sets.
-pub fn active(pos: &Position) -> Active {
-    active_for(pos, pos.turn())
-}
-
-/// The active inputs of `pos` from `us`'s view, whoever is to move.
+/// The active inputs of `pos` from `us`'s view, whoever is to move: the search's path, read
+/// straight off the position's bit sets.
 pub fn active_for(pos: &Position, us: Player) -> Active {
     let mut out = Active::new();
     let levels = pos.level_sets();
@@ -232,7 +227,7 @@ impl Board {
         }
     }
 
-    /// The active inputs (the trainer's path; the same set as [`active`] of the position).
+    /// The active inputs (the trainer's path; the same set as [`active_for`] the side to move).
     pub fn active(&self) -> Active {
         let mut out = Active::new();
         for (sq, &h) in self.heights.iter().enumerate() {
@@ -290,7 +285,7 @@ mod tests {
     #[test]
     fn both_paths_give_the_same_inputs() {
         for pos in random_positions(3000) {
-            let a = sorted(active(&pos));
+            let a = sorted(active_for(&pos, pos.turn()));
             assert_eq!(a, sorted(Board::from_position(&pos).active()), "{pos}");
             assert!(a.iter().all(|&i| usize::from(i) < FEATURES));
             let mut unique = a.clone();

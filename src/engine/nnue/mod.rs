@@ -18,8 +18,6 @@ use std::sync::OnceLock;
 
 use network::Network;
 
-use crate::rules::pillarz::Position;
-
 /// The network every search of this process uses: the one compiled into the binary (see the
 /// README for how it was made), unless [`install`] put another one first.
 static NETWORK: OnceLock<Network> = OnceLock::new();
@@ -38,9 +36,12 @@ pub fn install(net: Network) -> bool {
 }
 
 /// The network's evaluation of a position that is not over, from the side to move's view,
-/// summed from scratch (the search updates [`accumulator::Accumulators`] instead).
-pub fn evaluate(pos: &Position) -> i32 {
-    network().evaluate(features::active(pos).as_slice())
+/// summed from scratch: the reference the tests hold the search's incremental
+/// [`accumulator::Accumulators`] to.
+#[cfg(test)]
+pub fn evaluate(pos: &crate::rules::pillarz::Position) -> i32 {
+    use crate::rules::Game;
+    network().evaluate(features::active_for(pos, pos.turn()).as_slice())
 }
 
 #[cfg(test)]

@@ -60,14 +60,14 @@ pub fn run_all(eval: Option<Eval>, mut each: impl FnMut(&BenchLine)) -> u64 {
                 5,
             )
         }),
-        Box::new(move || run::<pilastri::Position>(eval, "pilastri", None, Variants::NONE, 7)),
+        Box::new(move || run::<pilastri::Position>(eval, "pilastri", None, Variants::NONE, 10)),
         Box::new(move || {
             run::<pilastri::Position>(
                 eval,
                 "pilastri size-8",
                 None,
                 Variants::NONE.with(Variant::Size8),
-                5,
+                8,
             )
         }),
         Box::new(move || run::<pyrga::Position>(eval, "pyrga", None, Variants::NONE, 6)),
@@ -80,14 +80,14 @@ pub fn run_all(eval: Option<Eval>, mut each: impl FnMut(&BenchLine)) -> u64 {
                 9,
             )
         }),
-        Box::new(move || run::<alcazar::Position>(eval, "alcazar", None, Variants::NONE, 6)),
+        Box::new(move || run::<alcazar::Position>(eval, "alcazar", None, Variants::NONE, 9)),
         Box::new(move || {
             run::<alcazar::Position>(
                 eval,
                 "alcazar",
                 Some("b5,c4,d1,e4,e8,f3,h7,i6 b8 h4 1 e8"),
                 Variants::NONE,
-                6,
+                10,
             )
         }),
     ];

@@ -3,14 +3,16 @@
 //!
 //! Per node: a win on the spot is taken at once; a side facing a win on the spot searches only
 //! the moves that stop it, one ply deeper (the threat extension); at the horizon a threat-only
-//! quiescence resolves such threats, and (in games that prune) tries the moves that make one. In games where matches showed it gains
-//! ([`Searchable::SELECTIVE`]), reverse futility cuts positions already far above beta off the
+//! quiescence resolves such threats, and (in games with threats, [`Searchable::THREATS`]) tries
+//! the moves that make one. Where matches showed it gains ([`Searchable::SELECTIVE`]: pillarz,
+//! Pilastri and Alcazar), reverse futility cuts positions already far above beta off the
 //! principal variation, late quiet moves are searched with reduced depth first (late-move
 //! reductions), near the horizon late quiet moves, and quiet moves that cannot lift a hopeless
 //! evaluation to alpha, are not searched at all (late-move and futility pruning), and nodes
-//! without a table move one ply shallower (internal iterative reduction). A null move was tried for pillarz and lost a match (passing is often the best
-//! "move" there, so it proves little). A bucketed transposition table and the move history are
-//! kept by an [`Engine`] from one search to the next.
+//! without a table move one ply shallower (internal iterative reduction). A null move was tried
+//! for pillarz and lost a match twice, with the hand-written evaluation and with the network
+//! (passing is often the best "move" there, so it proves little). A bucketed transposition
+//! table and the move history are kept by an [`Engine`] from one search to the next.
 //!
 //! In a game of bounded length ([`Searchable::plies_left`]) searched without pruning, an
 //! iteration as deep as the game can last sees every line to its end: its scores are exact, so
@@ -120,7 +122,7 @@ struct RootMove<M> {
 
 /// The deepest the horizon's threat search goes.
 const QUIESCENCE_PLIES: u32 = 8;
-/// In games that prune ([`Searchable::SELECTIVE`]), the horizon's first ply also tries the
+/// In games with threats ([`Searchable::THREATS`]), the horizon's first ply also tries the
 /// moves that make a threat (+70 ± 49 Elo for pillarz at 20,000 nodes, 200 games; +92 ± 71 at
 /// 50 ms, 100 games); letting the side make a second threat after a block gained less (+42).
 const THREAT_PLIES: u32 = 1;
@@ -360,7 +362,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         }
         if !pos.threatened() {
             let stand = self.evaluate(pos, ply);
-            if G::SELECTIVE && qply < THREAT_PLIES && stand < beta {
+            if G::THREATS && qply < THREAT_PLIES && stand < beta {
                 return self.make_threats(pos, ply, alpha, beta, qply, stand);
             }
             return stand;

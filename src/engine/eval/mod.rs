@@ -40,8 +40,13 @@ impl Eval {
 
 pub trait Searchable: Game {
     /// Whether the search may prune and reduce in this game (reverse futility, late-move and
-    /// internal iterative reductions): on only where matches showed a gain.
+    /// futility pruning, late-move and internal iterative reductions): on only where matches
+    /// showed a gain. A search without it as deep as [`Searchable::plies_left`] is exact.
     const SELECTIVE: bool = false;
+
+    /// Whether the game has threats: [`Searchable::threatened`] and the threat-making move
+    /// class 2 mean something, and the horizon tries the moves that make one.
+    const THREATS: bool = false;
 
     /// The number of history slots; every [`Searchable::move_slot`] is below it.
     const MOVE_SLOTS: usize;

@@ -193,8 +193,8 @@ fn bench_fingerprint() {
     assert_eq!(run_all(Some(Eval::Hand), |_| {}), BENCH_NODES_HAND);
 }
 
-const BENCH_NODES: u64 = 1_367_260;
-const BENCH_NODES_HAND: u64 = 1_362_840;
+const BENCH_NODES: u64 = 879_810;
+const BENCH_NODES_HAND: u64 = 875_390;
 
 /// A position with a single legal move is still analysed: a real depth, score and line, not
 /// just the forced move.

@@ -27,13 +27,32 @@ impl Searchable for Position {
 }
 
 impl Linear for Position {
-    const FEATURES: &'static [&'static str] = &["move", "stack controlled"];
+    const FEATURES: &'static [&'static str] = &[
+        "move",
+        "stack controlled",
+        "stack with a move",
+        "opponent's stack one can land on",
+        "stack with a move the opponent cannot land on",
+        "side to move",
+    ];
     const WEIGHTS: &'static [i32] = &include!("weights/pilastri.rs");
 
     fn features(&self, sink: &mut impl FeatureSink) {
         let me = self.turn();
         let them = me.other();
-        sink.add(0, self.mobility(me) as i32 - self.mobility(them) as i32);
+        let [mine, theirs] = [me, them].map(|p| self.reach(p));
+        let ones = |b: u64| b.count_ones() as i32;
+        sink.add(0, mine.moves as i32 - theirs.moves as i32);
         sink.add(1, self.controlled(me) as i32 - self.controlled(them) as i32);
+        sink.add(2, ones(mine.from) - ones(theirs.from));
+        sink.add(
+            3,
+            ones(mine.onto & self.tops(them)) - ones(theirs.onto & self.tops(me)),
+        );
+        sink.add(
+            4,
+            ones(mine.from & !theirs.onto) - ones(theirs.from & !mine.onto),
+        );
+        sink.add(5, 1);
     }
 }

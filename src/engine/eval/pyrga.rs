@@ -15,6 +15,7 @@ const COMPLETABLE: usize = 6;
 const TWO_TOWERS: usize = 8;
 const MOBILITY: usize = 9;
 const TEMPO: usize = 10;
+const CONTESTED: usize = 11;
 
 impl Linear for Position {
     const FEATURES: &'static [&'static str] = &[
@@ -29,6 +30,8 @@ impl Linear for Position {
         "two completed towers controlled",
         "legal move of the side to move",
         "side to move",
+        "contested tower one piece short that the side to move can complete",
+        "contested tower one piece short that the opponent can complete",
     ];
     const WEIGHTS: &'static [i32] = &include!("weights/pyrga.rs");
 
@@ -49,17 +52,28 @@ impl Linear for Position {
                 self.in_hand(me, shape) as i32 - self.in_hand(them, shape) as i32,
             );
         }
-        // Towers one piece short, by who holds the missing shape.
+        // Towers one piece short, by who holds the missing shape; contested ones (one piece
+        // each) go to whoever completes them.
         let mut short = [0; 2];
+        let mut contested = [0; 2];
         for index in 0..16u8 {
             let space = Space::from_coords(index % 4, index / 4).expect("on the board");
             let mut missing = Shape::ALL
                 .into_iter()
                 .filter(|&s| self.owner(space, s).is_none());
             if let (Some(shape), None) = (missing.next(), missing.next()) {
+                let split = Shape::ALL
+                    .into_iter()
+                    .filter_map(|s| self.owner(space, s))
+                    .filter(|&p| p == me)
+                    .count()
+                    == 1;
                 for (k, p) in [me, them].into_iter().enumerate() {
                     if self.in_hand(p, shape) > 0 {
                         short[k] += 1;
+                        if split {
+                            contested[k] += 1;
+                        }
                     }
                 }
             }
@@ -73,6 +87,8 @@ impl Linear for Position {
         );
         sink.add(MOBILITY, self.count_legal() as i32);
         sink.add(TEMPO, 1);
+        sink.add(CONTESTED, contested[0]);
+        sink.add(CONTESTED + 1, -contested[1]);
     }
 }
 
@@ -103,5 +119,38 @@ impl Searchable for Position {
                 .flat_map(|p| Shape::ALL.map(|s| self.in_hand(p, s)))
                 .sum(),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::eval::linear::Counts;
+    use crate::rules::Variants;
+
+    fn counts(position: &str) -> Vec<(u16, i16)> {
+        let position = Position::parse_position(position, Variants::NONE).expect("a position");
+        let mut counts = Counts::default();
+        position.features(&mut counts);
+        counts.0
+    }
+
+    #[test]
+    fn a_contested_short_tower_counts_for_whoever_can_complete_it() {
+        // a1 holds p1's square and p2's triangle: the cylinder completes it, for whoever places
+        // it, and both sides have one.
+        let features = counts("-,-,-,-/-,-,-,-/-,-,-,-/St^,-,-,- 1 Ta1N");
+        assert!(features.contains(&(CONTESTED as u16, 1)), "{features:?}");
+        assert!(
+            features.contains(&(CONTESTED as u16 + 1, -1)),
+            "{features:?}"
+        );
+        // Both pieces p1's: p1's tower whoever completes it, so it is contested by nobody.
+        let features = counts("-,-,-,-/-,-,-,-/s,-,-,-/ST^,t>,-,- 1 Tb1E");
+        assert!(
+            features.iter().all(|&(i, _)| i < CONTESTED as u16),
+            "{features:?}"
+        );
+        assert!(features.contains(&(COMPLETABLE as u16, 1)), "{features:?}");
     }
 }

@@ -13,7 +13,7 @@ mod square;
 
 pub use moves::{Move, MoveParseError};
 pub use notation::NotationError;
-pub use position::{Position, SetupError};
+pub use position::{Position, Reach, SetupError};
 pub use setup::Setup;
 pub use square::Square;
 

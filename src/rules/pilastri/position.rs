@@ -38,6 +38,17 @@ pub enum SetupError {
     },
 }
 
+/// What one side's moves reach ([`Position::reach`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reach {
+    /// How many moves.
+    pub moves: u32,
+    /// The stacks that have a move.
+    pub from: u64,
+    /// The stacks some move lands on.
+    pub onto: u64,
+}
+
 /// A validated Pilastri position.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Position {
@@ -166,6 +177,30 @@ impl Position {
             }
         }
         count
+    }
+
+    /// What `player`'s moves would reach if it were to move (evaluation features): the
+    /// stacks it could move from, and the stacks it could land on.
+    pub fn reach(&self, player: Player) -> Reach {
+        let mut reach = Reach::default();
+        for from in ones(self.top[player.index()]) {
+            let h = self.heights[from as usize];
+            for dir in Dir::ALL {
+                if let Some(to) = first_stack(self.occupied, from as usize, dir)
+                    && self.may_land(h, self.heights[to])
+                {
+                    reach.moves += 1;
+                    reach.from |= 1 << from;
+                    reach.onto |= 1 << to;
+                }
+            }
+        }
+        reach
+    }
+
+    /// The stacks whose top piece is `player`'s.
+    pub fn tops(&self, player: Player) -> u64 {
+        self.top[player.index()]
     }
 
     /// How many stacks `player` controls.

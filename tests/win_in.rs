@@ -35,7 +35,7 @@ fn check_suite<G: Searchable>(game: GameKind) -> usize {
         );
         // A selective search (late-move reductions) may need a few more nominal plies to
         // see a win n plies away; the distance it reports must still be the shortest.
-        let depth = if G::SELECTIVE { n + 6 } else { n };
+        let depth = if pos.prunes() { n + 6 } else { n };
         let report = search(
             &pos,
             &[],

@@ -70,7 +70,7 @@ pub fn run_all(eval: Option<Eval>, mut each: impl FnMut(&BenchLine)) -> u64 {
                 8,
             )
         }),
-        Box::new(move || run::<pyrga::Position>(eval, "pyrga", None, Variants::NONE, 6)),
+        Box::new(move || run::<pyrga::Position>(eval, "pyrga", None, Variants::NONE, 12)),
         Box::new(move || {
             run::<pyrga::Position>(
                 eval,

@@ -4,8 +4,8 @@
 //! Per node: a win on the spot is taken at once; a side facing a win on the spot searches only
 //! the moves that stop it, one ply deeper (the threat extension); at the horizon a threat-only
 //! quiescence resolves such threats, and (in games with threats, [`Searchable::THREATS`]) tries
-//! the moves that make one. Where matches showed it gains ([`Searchable::SELECTIVE`]: pillarz,
-//! Pilastri and Alcazar), reverse futility cuts positions already far above beta off the
+//! the moves that make one. Where the game allows it ([`Searchable::prunes`]: everywhere but in
+//! Pyrga's last plies, which are solved exactly), reverse futility cuts positions already far above beta off the
 //! principal variation, late quiet moves are searched with reduced depth first (late-move
 //! reductions), near the horizon late quiet moves, and quiet moves that cannot lift a hopeless
 //! evaluation to alpha, are not searched at all (late-move and futility pruning), and nodes
@@ -497,7 +497,8 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         let tt_move = entry.and_then(|e| e.best);
 
         // The static evaluation, where pruning may use it.
-        let eval = (G::SELECTIVE && !threatened).then(|| self.evaluate(pos, ply));
+        let selective = pos.prunes();
+        let eval = (selective && !threatened).then(|| self.evaluate(pos, ply));
         if let Some(eval) = eval
             && !pv_node
             && beta.abs() < PROVEN
@@ -513,12 +514,12 @@ impl<'a, G: Searchable> Searcher<'a, G> {
                 && alpha.abs() < PROVEN
                 && e + FUTILITY_PRUNE_MARGIN * depth <= alpha
         });
-        let late_limit = if G::SELECTIVE && !pv_node && !threatened && depth <= LMP_DEPTH {
+        let late_limit = if selective && !pv_node && !threatened && depth <= LMP_DEPTH {
             LMP_BASE + (depth * depth) as usize
         } else {
             usize::MAX
         };
-        if G::SELECTIVE && depth >= IIR_DEPTH && tt_move.is_none() {
+        if selective && depth >= IIR_DEPTH && tt_move.is_none() {
             depth -= 1;
         }
 
@@ -576,12 +577,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
                 -self.negamax(&child, new_depth, ply + 1, -beta, -alpha)
             } else {
                 let mut r = 0;
-                if G::SELECTIVE
-                    && depth >= LMR_DEPTH
-                    && searched > LMR_AFTER
-                    && quiet
-                    && !threatened
-                {
+                if selective && depth >= LMR_DEPTH && searched > LMR_AFTER && quiet && !threatened {
                     r = reduction(depth, searched) - i32::from(pv_node);
                     r = r.clamp(0, new_depth - 1);
                 }
@@ -708,8 +704,10 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             })
             .collect();
         let mut completed = 0;
-        // The depth from which every line reaches the end of the game (without pruning only).
-        let to_the_end = if G::SELECTIVE { None } else { pos.plies_left() };
+        // The depth from which every line reaches the end of the game (without pruning only: no
+        // node below a root that does not prune prunes, see [`Searchable::prunes`]).
+        let selective = pos.prunes();
+        let to_the_end = if selective { None } else { pos.plies_left() };
         let mut solved = false;
         for depth in 1..=max_depth {
             let mut this: Vec<RootMove<G::Move>> = Vec::with_capacity(ranked.len());
@@ -767,7 +765,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             // can hide a shorter win on one iteration and show it on the next.
             let all_proven = ranked[..multipv].iter().all(|t| t.score.abs() > PROVEN);
             let distance = (WIN - ranked[0].score.abs()) as u32;
-            if all_proven && (!G::SELECTIVE || depth >= distance + 2) {
+            if all_proven && (!selective || depth >= distance + 2) {
                 break;
             }
         }

@@ -58,11 +58,6 @@ impl Linear for Position {
 }
 
 impl Searchable for Position {
-    /// The pruning pillarz uses pays here too: +80 −20 at 100 ms a move (100 games, +241 Elo),
-    /// +156 −44 at 20,000 nodes (200 games, +220 ± 58). Every move is of class 0 here, so every
-    /// late move may be reduced or pruned.
-    const SELECTIVE: bool = true;
-
     type Accumulator = ();
     type Delta = ();
 

@@ -39,10 +39,15 @@ impl Eval {
 }
 
 pub trait Searchable: Game {
-    /// Whether the search may prune and reduce in this game (reverse futility, late-move and
-    /// futility pruning, late-move and internal iterative reductions): on only where matches
-    /// showed a gain. A search without it as deep as [`Searchable::plies_left`] is exact.
-    const SELECTIVE: bool = false;
+    /// Whether the search may prune and reduce at this node (reverse futility, late-move and
+    /// futility pruning, late-move and internal iterative reductions). Matches showed it gains
+    /// in every game (README, "Measured"); Pyrga turns it off for its last plies, so that late
+    /// positions are solved exactly. Once off it must stay off down every line: a search from a
+    /// position where it is off, as deep as [`Searchable::plies_left`], is then exact.
+    #[inline]
+    fn prunes(&self) -> bool {
+        true
+    }
 
     /// Whether the game has threats: [`Searchable::threatened`] and the threat-making move
     /// class 2 mean something, and the horizon tries the moves that make one.

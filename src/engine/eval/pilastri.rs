@@ -7,11 +7,6 @@ use crate::rules::Game;
 use crate::rules::pilastri::{Move, Position};
 
 impl Searchable for Position {
-    /// The pruning pillarz uses pays here too, now that it has late-move and futility pruning:
-    /// +78 ± 70 Elo at 100 ms a move (100 games), +115, +78 and +127 ± 50 at equal nodes (200
-    /// games each). Every move is of class 0 here, so every late move may be reduced or pruned.
-    const SELECTIVE: bool = true;
-
     type Accumulator = ();
     type Delta = ();
 

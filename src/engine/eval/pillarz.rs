@@ -165,7 +165,6 @@ impl Linear for Position {
 }
 
 impl Searchable for Position {
-    const SELECTIVE: bool = true;
     const THREATS: bool = true;
     const MOVE_SLOTS: usize = 625 + 625 * 26;
 

@@ -92,6 +92,12 @@ impl Linear for Position {
     }
 }
 
+/// Pyrga prunes while more than this many plies are left, and searches the rest without
+/// pruning, so that late positions are solved exactly (a draw included). Against no pruning at
+/// all: +63 ± 49 Elo at 20,000 nodes a move (pruning everywhere: +70 ± 49; 200 games each),
+/// +61 ± 48 at 100 ms (200 games).
+pub const EXACT_PLIES: u32 = 16;
+
 impl Searchable for Position {
     type Accumulator = ();
     type Delta = ();
@@ -109,6 +115,10 @@ impl Searchable for Position {
 
     fn evaluate(&self) -> i32 {
         self.linear_eval()
+    }
+
+    fn prunes(&self) -> bool {
+        self.plies_left().expect("bounded") > EXACT_PLIES
     }
 
     /// Every ply places a piece from a hand, and the game ends when the side to move has none.

@@ -1,5 +1,7 @@
-//! Pilastri: the player who runs out of moves loses, so count moves (stack control and
-//! reachable landing stacks are what create them).
+//! Pilastri: the player who runs out of moves loses, so count moves, and what keeps them:
+//! stacks one controls, stacks that have a move, and above all stacks with a move that the
+//! opponent cannot land on (nobody can take them away), against the opponent's stacks one
+//! could take by landing on them. The weights come from the tuner.
 
 use super::Searchable;
 use super::linear::{FeatureSink, Linear};

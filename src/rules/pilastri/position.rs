@@ -165,20 +165,6 @@ impl Position {
         self.heights[sq.index()]
     }
 
-    /// How many moves `player` would have if it were to move (an evaluation feature).
-    pub fn mobility(&self, player: Player) -> u32 {
-        let mut count = 0;
-        for from in ones(self.top[player.index()]) {
-            let h = self.heights[from as usize];
-            for dir in Dir::ALL {
-                if let Some(to) = first_stack(self.occupied, from as usize, dir) {
-                    count += u32::from(self.may_land(h, self.heights[to]));
-                }
-            }
-        }
-        count
-    }
-
     /// What `player`'s moves would reach if it were to move (evaluation features): the
     /// stacks it could move from, and the stacks it could land on.
     pub fn reach(&self, player: Player) -> Reach {
@@ -295,7 +281,7 @@ impl Game for Position {
 
     #[inline]
     fn count_legal(&self) -> u64 {
-        u64::from(self.mobility(self.side))
+        u64::from(self.reach(self.side).moves)
     }
 
     fn check(&self, mv: &Move) -> Result<(), IllegalMove> {

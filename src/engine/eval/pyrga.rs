@@ -1,8 +1,8 @@
 //! Pyrga: completed towers decide the game and the tie-break counts (own two-piece and
 //! one-piece stacks) the rest; a two-piece stack of one's own is a tower one will control when
 //! it is completed, a tower one piece short can be completed by whoever holds its missing shape
-//! (and if it holds one piece of each side, whoever completes it controls it), and pieces in hand and the room the side to move has left say who can keep playing. A linear
-//! evaluation ([`Linear`]): the weights come from the tuner.
+//! (and if it holds one piece of each side, whoever completes it controls it), and pieces in
+//! hand and the room the side to move has left say who can keep playing. A linear evaluation ([`Linear`]): the weights come from the tuner.
 
 use super::Searchable;
 use super::linear::{FeatureSink, Linear};
@@ -96,7 +96,7 @@ impl Linear for Position {
 /// pruning, so that late positions are solved exactly (a draw included). Against no pruning at
 /// all: +63 ± 49 Elo at 20,000 nodes a move (pruning everywhere: +70 ± 49; 200 games each),
 /// +61 ± 48 at 100 ms (200 games).
-pub const EXACT_PLIES: u32 = 16;
+const EXACT_PLIES: u32 = 16;
 
 impl Searchable for Position {
     type Accumulator = ();

@@ -2,7 +2,8 @@
 //! one-piece stacks) the rest; a two-piece stack of one's own is a tower one will control when
 //! it is completed, a tower one piece short can be completed by whoever holds its missing shape
 //! (and if it holds one piece of each side, whoever completes it controls it), and pieces in
-//! hand and the room the side to move has left say who can keep playing. A linear evaluation ([`Linear`]): the weights come from the tuner.
+//! hand and the room the side to move has left say who can keep playing. A linear evaluation
+//! ([`Linear`]): the weights come from the tuner.
 
 use super::Searchable;
 use super::linear::{FeatureSink, Linear};

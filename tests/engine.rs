@@ -290,6 +290,53 @@ fn no_level_misses_a_win_in_one() {
     check::<alcazar::Position>("b1,b5,b7,d5,d9,e6,f1,f9 b8 h6 2 b1");
 }
 
+/// A level with a margin plays moves within its margin, scaled to the game's units, of the best
+/// (Pyrga counts four times pillarz's units, so level 1 there chooses among moves 1,000 apart),
+/// and no move outside it.
+#[test]
+fn a_level_chooses_within_its_scaled_margin() {
+    use pillarz::engine::any::level_choice;
+    use pillarz::engine::levels::Level;
+    use pillarz::rules::record::Record;
+    use rand::SeedableRng;
+    use rand::rngs::SmallRng;
+    fn check<G: Searchable>(position: &str) -> (i64, Vec<i64>) {
+        let pos = G::parse_position(position, Variants::NONE).unwrap();
+        let level = Level::get(1).unwrap();
+        let mut p = params(Limit::Depth(level.max_depth));
+        p.multipv = 8;
+        let report = search(&pos, &[], &p);
+        let score_of = |mv: &G::Move| {
+            let line = report.lines.iter().find(|l| &l.mv == mv);
+            line.expect("a choice among the eight best").score.ordinal()
+        };
+        let best = report.lines[0].score.ordinal();
+        let margin = i64::from(level.margin * G::LEVEL_MARGIN_SCALE);
+        let chosen: Vec<i64> = (0..40)
+            .map(|seed| {
+                let record = Record::new(pos.clone());
+                let mut rng = SmallRng::seed_from_u64(seed);
+                let mv = level_choice(record.state(), level, &mut rng, &FrozenClock).unwrap();
+                score_of(&mv)
+            })
+            .collect();
+        for &score in &chosen {
+            assert!(
+                score >= best - margin,
+                "{score} against {best} in {position}"
+            );
+        }
+        (best, chosen)
+    }
+    let (best, chosen) = check::<pyrga::Position>("-,-,-,-/-,-,-,-/-,S,t^,-/-,-,-,- 1 Tc2N");
+    let unscaled = i64::from(Level::get(1).unwrap().margin);
+    assert!(
+        chosen.iter().any(|&s| s < best - unscaled),
+        "Pyrga's level 1 chooses beyond pillarz's margin: {chosen:?} (best {best})"
+    );
+    check::<pz::Position>("00000/00o00x0/00000/00x00o0/00000 1");
+}
+
 /// The cheap win-on-the-spot test the search trusts only ever names a legal move that wins, in
 /// every game, on positions of seeded random games; and in pillarz and Alcazar it finds the wins
 /// it is meant to find (pillarz: a step to the top; Alcazar: a step into the fortress, a knight

@@ -110,7 +110,7 @@ pub fn level_choice_with<G: Searchable>(
     if level.margin == 0 || matches!(best.score, Score::WinIn(_)) {
         return Some(best.mv);
     }
-    let floor = best.score.ordinal() - i64::from(level.margin);
+    let floor = best.score.ordinal() - i64::from(level.margin * G::LEVEL_MARGIN_SCALE);
     let near: Vec<G::Move> = report
         .lines
         .iter()

@@ -53,6 +53,12 @@ pub trait Searchable: Game {
     /// class 2 mean something, and the horizon tries the moves that make one.
     const THREATS: bool = false;
 
+    /// What a level's margin ([`crate::engine::levels::Level::margin`], written in pillarz's
+    /// units, about 100 a pawn-level) is multiplied by in this game, so that a margin costs a
+    /// level about as much in every game: Pyrga counts a tower as 1,633, and a margin of 40
+    /// there would let level 4 pick nothing but the best move.
+    const LEVEL_MARGIN_SCALE: i32 = 1;
+
     /// The number of history slots; every [`Searchable::move_slot`] is below it.
     const MOVE_SLOTS: usize;
 

@@ -105,6 +105,9 @@ impl Searchable for Position {
 
     const MOVE_SLOTS: usize = 16 * 6;
 
+    /// A tower is worth 1,633 here, a two-piece stack 316: margins four times pillarz's.
+    const LEVEL_MARGIN_SCALE: i32 = 4;
+
     fn move_slot(mv: &Move) -> usize {
         let code = match mv.piece {
             Piece::Square => 0,

@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
 use super::eval::{Eval, Incremental, Searchable};
 use super::limits::{CHECK_EVERY, Caps, Clock, Limit, MAX_PLY};
-use super::move_picker::Ordering;
+use super::move_picker::{Ordering, Ranked, pick, sort_all};
 use super::score::{INFINITY, PROVEN, Score, WIN};
 use super::tt::{Bound, Table, from_tt};
 use crate::rules::state::{repeats, retain_unrepeated};
@@ -201,7 +201,7 @@ impl<G: Searchable> Engine<G> {
             incremental: &mut self.incremental,
             pv: vec![Vec::new(); MAX_PLY as usize + 2],
             buffers: vec![MoveList::new(); MAX_PLY as usize + 2],
-            classes: vec![Vec::new(); MAX_PLY as usize + 2],
+            ranked: vec![Vec::new(); MAX_PLY as usize + 2],
             quiets: vec![MoveList::new(); MAX_PLY as usize + 2],
             keys: Vec::with_capacity(history.len() + MAX_PLY as usize + 1),
             path_key: 0,
@@ -232,8 +232,8 @@ struct Searcher<'a, G: Searchable> {
     incremental: &'a mut Incremental<G>,
     pv: Vec<Vec<G::Move>>,
     buffers: Vec<MoveList<G::Move>>,
-    /// Per ply, the move classes of `buffers` (see [`Searchable::move_class`]).
-    classes: Vec<Vec<u8>>,
+    /// Per ply, the moves of `buffers` ranked for [`pick`].
+    ranked: Vec<Vec<Ranked<G::Move>>>,
     /// Per ply, the quiet moves tried before a cut-off (they lose history).
     quiets: Vec<MoveList<G::Move>>,
     /// Repetition keys of the game's positions and of the current search path.
@@ -531,16 +531,11 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             return terminal(pos, ply, self.contempt);
         }
         let side = pos.turn().index();
-        let mut classes = std::mem::take(&mut self.classes[p]);
-        self.ordering.sort(
-            &mut moves,
-            &mut classes,
-            p,
-            side,
-            tt_move,
-            G::move_slot,
-            |m| pos.move_class(m),
-        );
+        let mut ranked = std::mem::take(&mut self.ranked[p]);
+        self.ordering
+            .rank(&moves, &mut ranked, p, side, tt_move, G::move_slot, |m| {
+                pos.move_class(m)
+            });
         self.enter(pos.repetition_key());
         let original_alpha = alpha;
         let mut best = -INFINITY;
@@ -550,8 +545,10 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         let mut pruned = false;
         let mut tried_quiet = std::mem::take(&mut self.quiets[p]);
         tried_quiet.clear();
-        for (mv, class) in moves.iter().zip(classes.iter()) {
-            let quiet = *class == 0 && !self.ordering.is_killer(p, *mv);
+        for i in 0..ranked.len() {
+            let Ranked { mv, class, .. } = pick(&mut ranked, i);
+            let mv = &mv;
+            let quiet = class == 0 && !self.ordering.is_killer(p, *mv);
             if quiet && searched > 0 && (futile || searched >= late_limit) {
                 pruned = true;
                 continue;
@@ -620,7 +617,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         }
         self.leave();
         self.buffers[p] = moves;
-        self.classes[p] = classes;
+        self.ranked[p] = ranked;
         self.quiets[p] = tried_quiet;
         if self.stopped {
             return 0;
@@ -682,21 +679,22 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         }
         let tt_move = self.tt.probe(self.table_key(pos)).and_then(|e| e.best);
         let side = pos.turn().index();
-        let mut classes = Vec::new();
-        self.ordering.sort(
-            &mut root_moves,
-            &mut classes,
+        let mut order = Vec::new();
+        self.ordering.rank(
+            &root_moves,
+            &mut order,
             0,
             side,
             tt_move,
             G::move_slot,
             |m| pos.move_class(m),
         );
+        sort_all(&mut order);
         let multipv = params.multipv.clamp(1, root_moves.len());
         // From the last completed iteration, best first.
-        let mut ranked: Vec<RootMove<G::Move>> = root_moves
+        let mut ranked: Vec<RootMove<G::Move>> = order
             .iter()
-            .map(|&mv| RootMove {
+            .map(|&Ranked { mv, .. }| RootMove {
                 mv,
                 score: -INFINITY,
                 exact: false,

@@ -6,7 +6,8 @@
 //!   game refuses only when the game's history forbids it (a repetition);
 //! - `count_legal` agrees with `legal_moves`;
 //! - every game terminates, and it has an outcome exactly when no legal move is left;
-//! - pillarz's bit-set shortcuts agree with making the move (`step_threatens`).
+//! - pillarz's bit-set shortcuts agree with making the move (`step_threatens`);
+//! - Pilastri's `reach` (the evaluation's move counts and sets) agrees with `legal_moves`.
 
 use pillarz::rules::record::Record;
 use pillarz::rules::{
@@ -191,6 +192,59 @@ fn pillarz_threats(seed: u64) -> usize {
 fn pillarz_threats_agree_with_the_move_made() {
     let threats: usize = (0..300).map(pillarz_threats).sum();
     assert!(threats > 100, "{threats} threatening steps seen");
+}
+
+/// Along a random Pilastri game of `variants`: what `reach` says of each side (the moves, the
+/// stacks they leave, the stacks they land on) is what `legal_moves` lists when that side is
+/// to move. Returns the number of positions checked.
+fn pilastri_reach(seed: u64, variants: Variants) -> usize {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut pos = pilastri::Position::start(variants);
+    let mut moves = MoveList::new();
+    for checked in 0.. {
+        let text = pos.to_string();
+        for side in ['1', '2'] {
+            let as_side = format!("{}{side}", &text[..text.len() - 1]);
+            let view = pilastri::Position::parse_position(&as_side, variants).unwrap();
+            moves.clear();
+            view.legal_moves(&mut moves);
+            let bit = |sq: pilastri::Square| 1u64 << sq.index();
+            let reach = view.reach(view.turn());
+            assert_eq!(reach.moves as usize, moves.len(), "moves at {as_side}");
+            assert_eq!(
+                reach.from,
+                moves.iter().fold(0, |b, m| b | bit(m.from)),
+                "from at {as_side}"
+            );
+            assert_eq!(
+                reach.onto,
+                moves.iter().fold(0, |b, m| b | bit(m.to)),
+                "onto at {as_side}"
+            );
+        }
+        moves.clear();
+        pos.legal_moves(&mut moves);
+        if moves.is_empty() {
+            return checked;
+        }
+        pos.play_unchecked(&moves[rng.random_range(0..moves.len())]);
+    }
+    unreachable!("the loop returns")
+}
+
+#[test]
+fn pilastri_reach_agrees_with_the_legal_moves() {
+    let mut checked = 0;
+    for seed in 0..40 {
+        for variants in [
+            Variants::NONE,
+            Variants::NONE.with(Variant::Jumpers),
+            Variants::NONE.with(Variant::Size8),
+        ] {
+            checked += pilastri_reach(seed, variants);
+        }
+    }
+    assert!(checked > 1_000, "{checked} positions checked");
 }
 
 proptest! {

@@ -6,7 +6,7 @@ use super::PositionError;
 use super::moves::{Move, MoveParseError};
 use super::notation;
 use super::setup::Setup;
-use super::square::{Dir, Square, first_stack};
+use super::square::{Dir, RAYS, Square, first_stack};
 use crate::rules::bits::ones;
 use crate::rules::game::{self, Game, IllegalMove, MoveList, Outcome, Player, Termination};
 use crate::rules::kind::{Variant, Variants};
@@ -168,18 +168,35 @@ impl Position {
     /// What `player`'s moves would reach if it were to move (evaluation features): the
     /// stacks it could move from, and the stacks it could land on.
     pub fn reach(&self, player: Player) -> Reach {
+        // Branch-free: a ray with no stack yields index 64 (north, east) or 127 (south, west,
+        // from 63 minus 64 leading zeros, masked), where the padded heights read 0, a height no
+        // piece may land on.
+        let mut heights = [0u8; 128];
+        heights[..64].copy_from_slice(&self.heights);
         let mut reach = Reach::default();
         for from in ones(self.top[player.index()]) {
-            let h = self.heights[from as usize];
-            for dir in Dir::ALL {
-                if let Some(to) = first_stack(self.occupied, from as usize, dir)
-                    && self.may_land(h, self.heights[to])
-                {
-                    reach.moves += 1;
-                    reach.from |= 1 << from;
-                    reach.onto |= 1 << to;
-                }
+            let from = from as usize;
+            let h = self.heights[from];
+            // It may land on heights lo..=hi.
+            let (lo, hi) = match h {
+                1 if !self.jumpers => (1, 1),
+                1 => (1, u8::MAX),
+                _ => (h, u8::MAX),
+            };
+            let mut any = false;
+            for (dir, rays) in RAYS.iter().enumerate() {
+                let blockers = self.occupied & rays[from];
+                let to = if dir < 2 {
+                    blockers.trailing_zeros() as usize
+                } else {
+                    63usize.wrapping_sub(blockers.leading_zeros() as usize) & 127
+                };
+                let ok = heights[to].wrapping_sub(lo) <= hi - lo;
+                reach.moves += u32::from(ok);
+                reach.onto |= u64::from(ok) << (to & 63);
+                any |= ok;
             }
+            reach.from |= u64::from(any) << from;
         }
         reach
     }

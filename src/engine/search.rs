@@ -300,6 +300,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
     fn make(&mut self, pos: &G, mv: &G::Move, ply: u32) -> G {
         let mut child = pos.clone();
         child.play_unchecked(mv);
+        self.tt.prefetch(self.table_key(&child));
         if self.eval == Eval::Network {
             self.incremental.push(ply as usize + 1, &child);
         }

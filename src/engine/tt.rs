@@ -59,6 +59,27 @@ impl<M: Copy> Table<M> {
         start..start + BUCKET
     }
 
+    /// Asks the processor to bring `key`'s bucket into its cache ahead of the probe (a search
+    /// calls it when it makes a move, so that the child's probe does not wait on memory:
+    /// it did for a quarter of a Pilastri search's time).
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let bucket = self.slots[self.bucket(key)].as_ptr_range();
+            // SAFETY: a prefetch is a hint that reads nothing and cannot fault, whatever the
+            // address; `sse`, the only feature it needs, is part of every x86_64 target. A
+            // bucket may span two cache lines, so both are asked for.
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(bucket.start.cast());
+                _mm_prefetch::<_MM_HINT_T0>(bucket.end.wrapping_sub(1).cast());
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     pub fn probe(&self, key: u64) -> Option<Entry<M>> {
         self.slots[self.bucket(key)]
             .iter()

@@ -198,8 +198,8 @@ fn bench_fingerprint() {
     assert_eq!(run_all(Some(Eval::Hand), |_| {}), BENCH_NODES_HAND);
 }
 
-const BENCH_NODES: u64 = 886_976;
-const BENCH_NODES_HAND: u64 = 882_556;
+const BENCH_NODES: u64 = 823_757;
+const BENCH_NODES_HAND: u64 = 819_337;
 
 /// A position with a single legal move is still analysed: a real depth, score and line, not
 /// just the forced move.

@@ -145,9 +145,10 @@ const LMP_BASE: usize = 4;
 const FUTILITY_PRUNE_DEPTH: i32 = 2;
 const FUTILITY_PRUNE_MARGIN: i32 = 120;
 
-/// How many plies a late quiet move is reduced by: grows with both depth and move number.
-fn reduction(depth: i32, searched: usize) -> i32 {
-    let r = 0.75 + (depth as f64).ln() * (searched as f64).ln() / 2.25;
+/// How many plies a late quiet move is reduced by: grows with both depth and move number,
+/// and more steeply in a game with a smaller [`Searchable::LMR_DIVISOR`].
+fn reduction<G: Searchable>(depth: i32, searched: usize) -> i32 {
+    let r = 0.75 + (depth as f64).ln() * (searched as f64).ln() / G::LMR_DIVISOR;
     r as i32
 }
 
@@ -576,7 +577,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             } else {
                 let mut r = 0;
                 if selective && depth >= LMR_DEPTH && searched > LMR_AFTER && quiet && !threatened {
-                    r = reduction(depth, searched) - i32::from(pv_node);
+                    r = reduction::<G>(depth, searched) - i32::from(pv_node);
                     r = r.clamp(0, new_depth - 1);
                 }
                 let mut score = -self.negamax(&child, new_depth - r, ply + 1, -alpha - 1, -alpha);

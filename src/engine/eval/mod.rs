@@ -59,6 +59,10 @@ pub trait Searchable: Game {
     /// there would let level 4 pick nothing but the best move.
     const LEVEL_MARGIN_SCALE: i32 = 1;
 
+    /// How gently late moves are reduced (the search's `reduction`): Pilastri, some sixty moves
+    /// a node and most of them alike, reduces harder than the others (README, "Measured").
+    const LMR_DIVISOR: f64 = 2.25;
+
     /// The number of history slots; every [`Searchable::move_slot`] is below it.
     const MOVE_SLOTS: usize;
 

@@ -14,6 +14,8 @@ impl Searchable for Position {
 
     const MOVE_SLOTS: usize = 64 * 64;
 
+    const LMR_DIVISOR: f64 = 1.75;
+
     fn move_slot(mv: &Move) -> usize {
         mv.from.index() * 64 + mv.to.index()
     }

@@ -137,7 +137,7 @@ pub fn pick<M: Copy>(ranked: &mut [Ranked<M>], i: usize) -> Ranked<M> {
             .expect("i is below the number of moves");
         ranked.swap(i, best);
     } else if i == SELECTED {
-        ranked[i..].sort_unstable_by_key(|r| std::cmp::Reverse(r.key));
+        sort_all(&mut ranked[i..]);
     }
     ranked[i]
 }

@@ -143,3 +143,45 @@ fn a_match_drives_another_binary_through_the_protocol() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("cannot start"));
 }
+
+/// `match --verbose` prints each game's moves: they replay, in the rules' notation, to a
+/// finished game of the length the line states, and the two games of a pair open alike.
+#[test]
+fn a_verbose_match_prints_games_that_replay() {
+    let out = Command::new(BIN)
+        .args([
+            "match",
+            "pillarz",
+            "greedy",
+            "random",
+            "--games",
+            "2",
+            "--verbose",
+            "--seed",
+            "7",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let games: Vec<Vec<&str>> = text
+        .lines()
+        .filter(|l| l.starts_with("game "))
+        .map(|line| {
+            let (head, moves) = line.split_once(" plies: ").expect("moves after the plies");
+            let plies: usize = head.rsplit(' ').next().unwrap().parse().unwrap();
+            let moves: Vec<&str> = moves.split_whitespace().collect();
+            assert_eq!(moves.len(), plies, "{line}");
+            let mut record = AnyRecord::new(GameKind::Pillarz, Variants::NONE, None).unwrap();
+            for mv in &moves {
+                record
+                    .play(mv)
+                    .unwrap_or_else(|e| panic!("{mv} in {line}: {e}"));
+            }
+            assert!(record.outcome().is_some(), "unfinished: {line}");
+            moves
+        })
+        .collect();
+    assert_eq!(games.len(), 2, "{text}");
+    assert_eq!(games[0][..2], games[1][..2], "one opening a pair");
+}

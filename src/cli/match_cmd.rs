@@ -92,7 +92,7 @@ pub struct Args {
     /// Seed of the random openings and random players.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Print one line per game.
+    /// Print one line per game: the seats, the result and the moves.
     #[arg(long)]
     verbose: bool,
 }
@@ -110,7 +110,7 @@ fn play<G: Searchable>(
     for i in 0..args.games {
         // Both colours from every opening: games 2k and 2k+1 share a seed, seats swapped.
         let a_seat = if i % 2 == 0 { Player::P1 } else { Player::P2 };
-        let (score, plies) = play_game::<G, _>(
+        let (score, moves) = play_game::<G, _>(
             variants,
             a.as_mut(),
             b.as_mut(),
@@ -124,9 +124,12 @@ fn play<G: Searchable>(
         .map_err(|e| CliError::Failure(anyhow::anyhow!("game {}: {e}", i + 1)))?;
         tally.add(score);
         if args.verbose {
+            let moves: Vec<String> = moves.iter().map(ToString::to_string).collect();
             println!(
-                "game {:>4}: A as {a_seat}, {score:?} in {plies} plies",
-                i + 1
+                "game {:>4}: A as {a_seat}, {score:?} in {} plies: {}",
+                i + 1,
+                moves.len(),
+                moves.join(" ")
             );
         }
     }

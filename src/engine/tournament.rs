@@ -36,7 +36,8 @@ pub trait Contender<G: Searchable> {
 
 /// Plays one game; A has `a_seat`. The first `random_opening` plies are random, so that
 /// deterministic players do not replay one game. `clock` makes a fresh clock per move. An
-/// error is a player that failed (an external engine that died or answered nonsense).
+/// error is a player that failed (an external engine that died or answered nonsense). Returns
+/// the result and the moves played.
 pub fn play_game<G: Searchable, C: Clock>(
     variants: Variants,
     a: &mut dyn Contender<G>,
@@ -45,7 +46,7 @@ pub fn play_game<G: Searchable, C: Clock>(
     random_opening: usize,
     seed: u64,
     clock: impl Fn() -> C,
-) -> Result<(GameScore, usize), String> {
+) -> Result<(GameScore, Vec<G::Move>), String> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut record = Record::new(G::start(variants));
     let mut moves = MoveList::new();
@@ -58,7 +59,7 @@ pub fn play_game<G: Searchable, C: Clock>(
                 Winner::Player(_) => GameScore::Loss,
                 Winner::Draw => GameScore::Draw,
             };
-            return Ok((score, record.moves().len()));
+            return Ok((score, record.moves().to_vec()));
         }
         let mv = if record.moves().len() < random_opening {
             moves.clear();

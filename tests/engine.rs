@@ -268,7 +268,7 @@ fn no_level_misses_a_win_in_one() {
                 let mut rng = SmallRng::seed_from_u64(seed);
                 let mv = level_choice(
                     record.state(),
-                    Level::get(n).unwrap(),
+                    Level::of::<G>(n).unwrap(),
                     &mut rng,
                     &FrozenClock,
                 )
@@ -290,11 +290,51 @@ fn no_level_misses_a_win_in_one() {
     check::<alcazar::Position>("b1,b5,b7,d5,d9,e6,f1,f9 b8 h6 2 b1");
 }
 
-/// A level with a margin plays moves within its margin, scaled to the game's units, of the best
-/// (Pyrga counts four times pillarz's units, so level 1 there chooses among moves 1,000 apart),
-/// and no move outside it.
+/// Levels 5–7 cap depth and nodes (Pyrga: depth): on a clock that never moves they still stop,
+/// having reached their depth or searched their node budget (not far less, not more), in every
+/// game; each searches more than the one below.
 #[test]
-fn a_level_chooses_within_its_scaled_margin() {
+fn the_middle_levels_stop_at_their_depth_or_node_caps() {
+    use pillarz::engine::levels::Level;
+    fn check<G: Searchable>() {
+        let pos = start::<G>();
+        let mut below = 0;
+        for n in 5..=7 {
+            let level = Level::of::<G>(n).unwrap();
+            let mut p = params(level.limit());
+            p.caps = level.caps();
+            let report = search(&pos, &[], &p);
+            assert!(
+                report.nodes <= level.max_nodes.saturating_add(CHECK_EVERY),
+                "level {n} searched {} nodes for a budget of {}",
+                report.nodes,
+                level.max_nodes
+            );
+            assert!(
+                report.depth == level.max_depth || report.nodes > level.max_nodes / 2,
+                "level {n} stopped at depth {} after {} nodes",
+                report.depth,
+                report.nodes
+            );
+            assert!(
+                report.nodes > below,
+                "level {n} searched no more than level {}",
+                n - 1
+            );
+            below = report.nodes;
+        }
+    }
+    check::<pz::Position>();
+    check::<pilastri::Position>();
+    check::<pyrga::Position>();
+    check::<alcazar::Position>();
+}
+
+/// A level with a margin plays moves within its margin of the best, in the game's units (Pyrga
+/// counts four times pillarz's, so level 1 there chooses among moves 1,000 apart), and no move
+/// outside it.
+#[test]
+fn a_level_chooses_within_its_margin() {
     use pillarz::engine::any::level_choice;
     use pillarz::engine::levels::Level;
     use pillarz::rules::record::Record;
@@ -302,7 +342,7 @@ fn a_level_chooses_within_its_scaled_margin() {
     use rand::rngs::SmallRng;
     fn check<G: Searchable>(position: &str) -> (i64, Vec<i64>) {
         let pos = G::parse_position(position, Variants::NONE).unwrap();
-        let level = Level::get(1).unwrap();
+        let level = Level::of::<G>(1).unwrap();
         let mut p = params(Limit::Depth(level.max_depth));
         p.multipv = 8;
         let report = search(&pos, &[], &p);
@@ -311,7 +351,7 @@ fn a_level_chooses_within_its_scaled_margin() {
             line.expect("a choice among the eight best").score.ordinal()
         };
         let best = report.lines[0].score.ordinal();
-        let margin = i64::from(level.margin * G::LEVEL_MARGIN_SCALE);
+        let margin = i64::from(level.margin);
         let chosen: Vec<i64> = (0..40)
             .map(|seed| {
                 let record = Record::new(pos.clone());
@@ -329,7 +369,7 @@ fn a_level_chooses_within_its_scaled_margin() {
         (best, chosen)
     }
     let (best, chosen) = check::<pyrga::Position>("-,-,-,-/-,-,-,-/-,S,t^,-/-,-,-,- 1 Tc2N");
-    let unscaled = i64::from(Level::get(1).unwrap().margin);
+    let unscaled = i64::from(Level::of::<pz::Position>(1).unwrap().margin);
     assert!(
         chosen.iter().any(|&s| s < best - unscaled),
         "Pyrga's level 1 chooses beyond pillarz's margin: {chosen:?} (best {best})"

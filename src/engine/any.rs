@@ -73,6 +73,16 @@ pub fn analyse(state: &AnyState, params: &Params<'_>) -> Analysis {
     }
 }
 
+/// Level `n` (1–8) of the game `kind` (each game has its table).
+pub fn level_of(kind: GameKind, n: u8) -> Option<Level> {
+    match kind {
+        GameKind::Pillarz => Level::of::<pillarz::Position>(n),
+        GameKind::Pilastri => Level::of::<pilastri::Position>(n),
+        GameKind::Pyrga => Level::of::<pyrga::Position>(n),
+        GameKind::Alcazar => Level::of::<alcazar::Position>(n),
+    }
+}
+
 /// The move an engine seat of `level` plays in `state`; `rng` picks among the moves
 /// within the level's margin of the best.
 pub fn level_choice<G: Searchable>(
@@ -110,7 +120,7 @@ pub fn level_choice_with<G: Searchable>(
     if level.margin == 0 || matches!(best.score, Score::WinIn(_)) {
         return Some(best.mv);
     }
-    let floor = best.score.ordinal() - i64::from(level.margin * G::LEVEL_MARGIN_SCALE);
+    let floor = best.score.ordinal() - i64::from(level.margin);
     let near: Vec<G::Move> = report
         .lines
         .iter()

@@ -28,7 +28,7 @@ use super::metrics::METRICS;
 use super::state::AppState;
 use crate::api::Seat;
 use crate::engine::any::AnyEngine;
-use crate::engine::any::engine_seat_move;
+use crate::engine::any::{engine_seat_move, level_of};
 use crate::engine::levels::Level;
 use crate::engine::search::TT_BITS;
 use crate::rules::{AnyState, GameKind};
@@ -147,7 +147,7 @@ async fn think_and_play(
     let Some((seat, level)) = game.engine_to_move() else {
         return Ok(());
     };
-    let mut level = Level::get(level).expect("stored levels are valid");
+    let mut level = level_of(game.kind(), level).expect("stored levels are valid");
     if let Some(left) = game.time_left_to_move(now) {
         // Never spend more than a tenth of what is left.
         level.movetime_ms = level.movetime_ms.min(left / 10).max(1);

@@ -26,8 +26,8 @@ pub enum Agent {
     Greedy,
     /// UCT with random playouts, thinking this long per move.
     Uct { movetime_ms: u64 },
-    /// An engine seat of the service, at this level.
-    Level(Level),
+    /// An engine seat of the service, at this level (1–8; each game has its own table).
+    Level(u8),
 }
 
 impl Agent {
@@ -55,7 +55,7 @@ impl Agent {
             "level" => arg
                 .parse::<u8>()
                 .ok()
-                .and_then(Level::get)
+                .filter(|&n| Level::exists(n))
                 .map(Agent::Level)
                 .ok_or_else(|| "level needs a level from 1 to 8, like level:3".to_string()),
             "random" if arg.is_empty() => Ok(Agent::Random),
@@ -76,7 +76,7 @@ impl Agent {
             Agent::Random => "random".into(),
             Agent::Greedy => "greedy".into(),
             Agent::Uct { movetime_ms } => format!("uct:{movetime_ms}"),
-            Agent::Level(level) => format!("level:{}", level.level),
+            Agent::Level(n) => format!("level:{n}"),
         }
     }
 
@@ -98,7 +98,8 @@ impl Agent {
             Agent::Uct { movetime_ms } => {
                 Some(uct::choose(record, &moves, movetime_ms, clock, rng))
             }
-            Agent::Level(level) => {
+            Agent::Level(n) => {
+                let level = Level::of::<G>(n).expect("parsed levels exist");
                 crate::engine::any::level_choice(record.state(), level, rng, clock)
             }
             Agent::Engine { limit, eval } => {

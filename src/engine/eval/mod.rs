@@ -11,6 +11,7 @@ mod pyrga;
 
 pub use incremental::Incremental;
 
+use crate::engine::levels::{LEVELS, Level};
 use crate::rules::Game;
 
 /// Which static evaluation a search uses: the hand-written one every game has, or a learned
@@ -53,11 +54,8 @@ pub trait Searchable: Game {
     /// class 2 mean something, and the horizon tries the moves that make one.
     const THREATS: bool = false;
 
-    /// What a level's margin ([`crate::engine::levels::Level::margin`], written in pillarz's
-    /// units, about 100 a pawn-level) is multiplied by in this game, so that a margin costs a
-    /// level about as much in every game: Pyrga counts a tower as 1,633, and a margin of 40
-    /// there would let level 4 pick nothing but the best move.
-    const LEVEL_MARGIN_SCALE: i32 = 1;
+    /// This game's computer levels 1–8 ([`crate::engine::levels`]): Pyrga has its own table.
+    const LEVELS: [Level; 8] = LEVELS;
 
     /// How gently late moves are reduced (the search's `reduction`): Pilastri, some sixty moves
     /// a node and most of them alike, reduces harder than the others (README, "Measured").

@@ -7,6 +7,7 @@
 
 use super::Searchable;
 use super::linear::{FeatureSink, Linear};
+use crate::engine::levels::{Level, PYRGA_LEVELS};
 use crate::rules::pyrga::{Move, Piece, Position, Shape, Space};
 use crate::rules::{Game, Player};
 
@@ -105,8 +106,7 @@ impl Searchable for Position {
 
     const MOVE_SLOTS: usize = 16 * 6;
 
-    /// A tower is worth 1,633 here, a two-piece stack 316: margins four times pillarz's.
-    const LEVEL_MARGIN_SCALE: i32 = 4;
+    const LEVELS: [Level; 8] = PYRGA_LEVELS;
 
     fn move_slot(mv: &Move) -> usize {
         let code = match mv.piece {

@@ -45,7 +45,7 @@ pub async fn create(
     let rules = AnyState::new(kind, variants, request.position.as_deref())?;
     let mut engine_seats = [None, None];
     for (seat, spec) in &request.seats {
-        if Level::get(spec.engine.level).is_none() {
+        if !Level::exists(spec.engine.level) {
             return Err(ApiError::new(
                 ErrorCode::BadRequest,
                 format!("engine level must be 1 to 8, not {}", spec.engine.level),

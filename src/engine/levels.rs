@@ -2,13 +2,13 @@
 //! the level plays any of the engine's best moves that scores within the margin of the best (a
 //! plausible move, never a random blunder), and always plays a proven win.
 //!
-//! Levels 5–7 cap both depth and nodes, the nodes four times apart and well below what level 8
-//! searches in its time: doubling the time at the top adds well under a ply in pillarz (each
-//! ply costs about three times the last), so time alone could not make level 8 a step above
-//! level 7 (1.5 s against 800 ms was −35 ± 108 Elo). Pyrga is the exception the depth caps are
-//! for: it solves its last plies exactly, so a node budget buys little there (levels 6 and 7 on
-//! nodes alone were +78 and +74 over the level below) while a few plies of depth buy a lot. A
-//! node or depth cap also plays the same whatever else the machine is doing.
+//! Levels 5–7 are node budgets four times apart, well below what level 8 searches in its
+//! time: doubling the time at the top adds well under a ply in pillarz (each ply costs about
+//! three times the last), so time alone could not make level 8 a step above level 7 (1.5 s
+//! against 800 ms was −35 ± 108 Elo). A node budget also plays the same whatever else the
+//! machine is doing. Pyrga is the exception: it solves its last plies exactly, so a node budget
+//! buys little there (levels 6 and 7 on nodes alone were +78 and +74 over the level below)
+//! while a few plies of depth buy a lot, and its levels are depth caps.
 //!
 //! Each game has its table ([`crate::engine::eval::Searchable::LEVELS`]): [`LEVELS`] for all but
 //! Pyrga, [`PYRGA_LEVELS`] for Pyrga, whose whole range from a shallow search to full strength
@@ -36,9 +36,9 @@ pub const LEVELS: [Level; 8] = [
     level(2, 40, 2, u64::MAX, 150),
     level(3, 60, 3, u64::MAX, 80),
     level(4, 100, 4, u64::MAX, 40),
-    level(5, 200, 6, 15_000, 0),
-    level(6, 400, 10, 60_000, 0),
-    level(7, 800, 20, 250_000, 0),
+    level(5, 200, 64, 15_000, 0),
+    level(6, 400, 64, 60_000, 0),
+    level(7, 800, 64, 250_000, 0),
     level(8, 1500, 64, u64::MAX, 0),
 ];
 

@@ -68,15 +68,21 @@ async fn no_move_is_lost_or_duplicated_under_contention() {
         let (id, token) = (id.clone(), created.tokens[&seat].clone());
         players.push(tokio::spawn(async move {
             let mut accepted = Vec::new();
-            for _ in 0..200 {
+            // The budget counts this player's own turns, not its polls while the other seat
+            // moves: a slow machine must not run it out before the game gets anywhere. The polls
+            // have a cap too (about ten seconds of them), so a stalled game still ends the test.
+            let (mut attempts, mut polls) = (0, 0);
+            while attempts < 200 && polls < 10_000 {
                 let view = app.view(&id).await;
                 if view.status != pillarz::api::Status::Ongoing || view.ply >= 40 {
                     break;
                 }
                 if view.turn != seat {
-                    tokio::task::yield_now().await;
+                    polls += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(1)).await;
                     continue;
                 }
+                attempts += 1;
                 let moves = app.legal_moves(&id).await;
                 let Some(mv) = moves.get((view.ply as usize * 7 + k) % moves.len().max(1)) else {
                     continue;

@@ -75,9 +75,9 @@ pub struct SeatSpec {
 /// 40), 5 (200 ms, 15,000 nodes), 6 (400 ms, 60,000 nodes), 7 (800 ms, 250,000 nodes), 8
 /// (1.5 s, no cap). Pyrga, which is solved exactly sooner, has its own table: 1 (depth 1,
 /// margin 1,000), 2 (depth 2, margin 1,600), 3 (depth 2, margin 600), 4 (depth 3, margin
-/// 320), 5 (depth 4, margin 160), 6 (depth 6), 7 (depth 9), 8 (1.5 s, no cap). A level with a margin plays one of the engine's near-best moves (within the margin
-/// of the best score, in the game's evaluation units); every level plays a proven win. Its
-/// clock runs like anyone's.
+/// 320), 5 (depth 4, margin 160), 6 (depth 6), 7 (depth 9), 8 (1.5 s, no cap). A level with a
+/// margin plays one of the engine's near-best moves (within the margin of the best score, in
+/// the game's evaluation units); every level plays a proven win. Its clock runs like anyone's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EngineSpec {

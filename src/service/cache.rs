@@ -90,15 +90,6 @@ impl GameCache {
         games.insert(id, loaded.clone());
     }
 
-    /// Someone made version `version` of game `id`: a cached copy older than that is stale,
-    /// and is forgotten (so the next request reads the game instead of working on the old one).
-    pub fn saw(&self, id: &str, version: u64) {
-        let (Some(games), Some(id)) = (&self.games, GameId::parse(id)) else {
-            return;
-        };
-        games.remove_if(&id, |cached| cached.game.version() < version);
-    }
-
     pub fn forget(&self, id: GameId) {
         if let Some(games) = &self.games {
             games.remove(&id);

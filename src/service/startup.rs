@@ -60,10 +60,7 @@ impl Application {
                     clock,
                     index_lifetime(settings.idle_ttl, settings.finished_ttl),
                 )?;
-                let cached = cache.clone();
-                background.push(Box::pin(
-                    store.listener(move |id, version| cached.saw(id, version)),
-                ));
+                background.push(Box::pin(store.listener()));
                 Store::Redis(Box::new(store))
             }
         };

@@ -405,3 +405,88 @@ async fn a_resume_into_a_trimmed_log_starts_with_the_whole_game() {
         other => panic!("expected the whole game first, got {other:?}"),
     }
 }
+
+/// The games whose change channels someone is subscribed to (`PUBSUB CHANNELS`).
+fn followed_games(redis: &RedisServer, prefix: &str) -> Vec<String> {
+    let mut conn = redis.connection();
+    let channels: Vec<String> = redis::cmd("PUBSUB")
+        .arg("CHANNELS")
+        .arg(format!("{prefix}:changes:*"))
+        .query(&mut conn)
+        .unwrap();
+    channels
+        .into_iter()
+        .map(|c| c.rsplit(':').next().unwrap().to_string())
+        .collect()
+}
+
+/// A replica hears only of the games someone on it watches, and only while they are watched:
+/// the moves of every other game cost it nothing, however many replicas and games there are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_replica_follows_only_the_games_watched_on_it_while_they_are_watched() {
+    let redis = RedisServer::start();
+    // Frequent heartbeats, so that the replica soon notices the watcher left.
+    let mut settings = settings_for(Some(&redis), "scoped");
+    settings.events_heartbeat = Duration::from_millis(200);
+    let a = TestApp::spawn_with(settings).await;
+    let b = TestApp::spawn_with(settings_for(Some(&redis), "scoped")).await;
+    let watched = b.create(json!({"game": "pillarz"})).await;
+    let other = b.create(json!({"game": "pillarz"})).await;
+    assert!(followed_games(&redis, "scoped").is_empty());
+
+    let mut stream = Stream::open(&a, &watched.game.id, "text/event-stream", None).await;
+    stream.game().await.unwrap();
+    assert_eq!(
+        followed_games(&redis, "scoped"),
+        vec![watched.game.id.clone()]
+    );
+    for (game, mv) in [(&other, "a1+b1"), (&watched, "a1+b1")] {
+        let played = b.play(&game.game.id, &game.tokens[&Seat::P1], mv).await;
+        assert_eq!(played.status(), 200);
+    }
+    let (version, view) = stream.game().await.unwrap();
+    assert_eq!((version, view.moves), (2, vec!["a1+b1".to_string()]));
+
+    drop(stream);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !followed_games(&redis, "scoped").is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the replica still follows a game nobody watches"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Changes made while a replica could not hear them (Redis restarted) reach its watchers once
+/// it can again: late, never lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_watcher_misses_nothing_across_a_redis_restart() {
+    let mut redis = RedisServer::start_durable();
+    let a = TestApp::spawn_with(settings_for(Some(&redis), "restart")).await;
+    let b = TestApp::spawn_with(settings_for(Some(&redis), "restart")).await;
+    let created = b.create(json!({"game": "pillarz"})).await;
+    let id = created.game.id.clone();
+    let mut stream = Stream::open(&a, &id, "application/x-ndjson", None).await;
+    stream.game().await.unwrap();
+
+    redis.restart();
+    // Played through the other replica as soon as Redis answers again, whether or not this
+    // replica's listener is back yet.
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        let played = b.play(&id, &created.tokens[&Seat::P1], "a1+b1").await;
+        if played.status() == 200 {
+            break;
+        }
+        assert_eq!(played.status(), 503);
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Redis did not come back"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (version, view) = stream.game().await.unwrap();
+    assert_eq!((version, view.moves), (2, vec!["a1+b1".to_string()]));
+    assert_eq!(followed_games(&redis, "restart"), [id]);
+}

@@ -47,6 +47,9 @@ struct Watch {
     queue: VecDeque<Bytes>,
     /// Whether the last read of the log was a full page (so more may follow at once).
     more: bool,
+    /// Whether the last read of the log failed (the store was away): it is tried again after
+    /// `RETRY`, since the change that woke it will not wake it a second time.
+    retry: bool,
     changes: watch::Receiver<u64>,
     heartbeat: tokio::time::Interval,
 }
@@ -91,9 +94,13 @@ impl Watch {
             .events_after(&id, self.game.version(), EVENTS_PAGE)
             .await
         {
-            Ok(page) => page,
+            Ok(page) => {
+                self.retry = false;
+                page
+            }
             Err(e) => {
                 self.more = false;
+                self.retry = true;
                 tracing::debug!(game = %self.id, error = %e, "event log unavailable");
                 return;
             }
@@ -124,10 +131,14 @@ impl Watch {
     /// Sends the present game whole and follows on from it.
     async fn restart(&mut self) {
         self.more = false;
-        if let Ok((loaded, now)) = games::read(&self.state, self.id).await {
-            self.game = loaded.game.clone();
-            self.queue
-                .push_back(game_frame(self.format, &self.game, now));
+        match games::read(&self.state, self.id).await {
+            Ok((loaded, now)) => {
+                self.game = loaded.game.clone();
+                self.queue
+                    .push_back(game_frame(self.format, &self.game, now));
+            }
+            // Tried again after `RETRY` (the log still shows the gap then).
+            Err(_) => self.retry = true,
         }
     }
 
@@ -162,6 +173,9 @@ impl Watch {
                     }
                     return Some(heartbeat(self.format));
                 }
+                _ = tokio::time::sleep(RETRY), if self.retry => {
+                    self.refill().await;
+                }
                 _ = tokio::time::sleep(flag_in.unwrap_or(Duration::from_secs(86_400))), if flag_in.is_some() => {
                     // Settle the flag here if nobody else did yet (it is written, logged and
                     // announced like any change, and the next refill sends it).
@@ -175,6 +189,8 @@ impl Watch {
 
 /// `Retry-After` when this replica serves its maximum of streams.
 const STREAMS_RETRY_SECS: u32 = 5;
+/// How soon a stream reads the log again after the store failed it.
+const RETRY: Duration = Duration::from_millis(250);
 
 /// Follow a game live: Server-Sent Events (default) or NDJSON (`Accept: application/x-ndjson`).
 /// The stream starts with a `game` event (the full game view), then sends a `change` event
@@ -250,7 +266,7 @@ pub async fn events(
             )
         })?;
     // Subscribe before reading, so that no change can slip in between.
-    let changes = state.store.changes().subscribe(&id.to_string());
+    let changes = state.store.watch(&id.to_string()).await?;
     let (loaded, now) = games::read(&state, id).await?;
     let current = &loaded.game;
     let mut queue = VecDeque::new();
@@ -309,6 +325,7 @@ pub async fn events(
         game,
         queue,
         more,
+        retry: false,
         changes,
         heartbeat,
     };

@@ -14,6 +14,7 @@
 
 mod changes;
 pub mod clock;
+mod listener;
 mod memory;
 mod redis;
 
@@ -134,11 +135,12 @@ impl Store {
         }
     }
 
-    /// The fan-out of changes to this replica's watchers.
-    pub fn changes(&self) -> &Changes {
+    /// A receiver that changes whenever game `id` gets a new version, on any replica; it
+    /// follows the game from before this returns, so that a read made next misses nothing.
+    pub async fn watch(&self, id: &str) -> Result<tokio::sync::watch::Receiver<u64>, StoreError> {
         match self {
-            Store::Memory(s) => s.changes(),
-            Store::Redis(s) => s.changes(),
+            Store::Memory(s) => Ok(s.changes().subscribe(id)),
+            Store::Redis(s) => s.watch(id).await,
         }
     }
 

@@ -17,12 +17,15 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use tokio::sync::watch;
 
 use super::clock::{StoreClock, TOLERANCE_MS};
+use super::listener::{self, Listener};
 use super::{
     Changes, CreateOutcome, Creation, ReadOutcome, Snapshot, StoreError, Write, WriteOutcome,
 };
@@ -259,13 +262,14 @@ static STORES: AtomicU64 = AtomicU64::new(0);
 
 pub struct RedisStore {
     backend: Backend,
-    /// Where the change listener subscribes (any node of a cluster sees every publish).
-    pubsub: redis::Client,
+    /// Follows the changes to the games watched here (subscribed on one node: any node of a
+    /// cluster sees every publish).
+    listener: Arc<Listener>,
     /// This store among the process's (the key of its connections).
     instance: u64,
     prefix: String,
     scripts: Scripts,
-    changes: std::sync::Arc<Changes>,
+    changes: Arc<Changes>,
     clock: StoreClock,
     /// How long a shard's due index lives after its last update.
     index_lifetime: Duration,
@@ -350,21 +354,24 @@ impl RedisStore {
         } else {
             Backend::Single(Box::new(open(url)?))
         };
+        let changes = Arc::new(Changes::default());
+        let secrets = crate::service::redact::secrets(url);
         Ok(RedisStore {
             backend,
-            pubsub: open(nodes.first().copied().unwrap_or(url))?,
+            listener: Arc::new(Listener::new(
+                open(nodes.first().copied().unwrap_or(url))?,
+                prefix,
+                changes.clone(),
+                secrets.clone(),
+            )),
             instance: STORES.fetch_add(1, Ordering::Relaxed),
             prefix: prefix.to_string(),
             scripts: Scripts::new(),
-            changes: std::sync::Arc::new(Changes::default()),
+            changes,
             clock,
             index_lifetime,
-            secrets: crate::service::redact::secrets(url),
+            secrets,
         })
-    }
-
-    pub fn changes(&self) -> &Changes {
-        &self.changes
     }
 
     pub fn clock(&self) -> &StoreClock {
@@ -376,8 +383,8 @@ impl RedisStore {
         StoreError::Unavailable(crate::service::redact::scrub(&e.to_string(), &self.secrets))
     }
 
-    fn channel(&self) -> String {
-        format!("{}:changes", self.prefix)
+    fn channel(&self, id: &str) -> String {
+        listener::channel(&self.prefix, id)
     }
 
     /// The key of `id`'s part `part` (`g`, `e`, `i`, `l`).
@@ -394,56 +401,14 @@ impl RedisStore {
         self.shard_index(id.get(..2).unwrap_or("00"))
     }
 
-    /// Follows the change announcements of every replica, wakes this replica's watchers and
-    /// tells `saw`; reconnects by itself while Redis is away. Runs until the task is dropped.
-    async fn listen(
-        client: redis::Client,
-        channel: String,
-        changes: std::sync::Arc<Changes>,
-        secrets: Vec<String>,
-        saw: impl Fn(&str, u64),
-    ) {
-        use futures_util::StreamExt;
-        loop {
-            match client.get_async_pubsub().await {
-                Ok(mut pubsub) => {
-                    if pubsub.subscribe(&channel).await.is_ok() {
-                        let mut messages = pubsub.on_message();
-                        while let Some(msg) = messages.next().await {
-                            let Ok(text) = msg.get_payload::<String>() else {
-                                continue;
-                            };
-                            if let Some((id, v)) = text.split_once(' ')
-                                && let Ok(version) = v.parse()
-                            {
-                                changes.notify(id, version);
-                                saw(id, version);
-                            }
-                        }
-                    }
-                }
-                Err(e) => tracing::debug!(
-                    error = %crate::service::redact::scrub(&e.to_string(), &secrets),
-                    "change listener cannot connect"
-                ),
-            }
-            tokio::time::sleep(Duration::from_millis(500)).await;
-        }
+    /// The change listener's task, to be spawned by the app.
+    pub fn listener(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        self.listener.clone().run()
     }
 
-    /// The change listener's task, to be spawned by the app; `saw(id, version)` hears of every
-    /// change, wherever it was made.
-    pub fn listener(
-        &self,
-        saw: impl Fn(&str, u64) + Send + 'static,
-    ) -> impl std::future::Future<Output = ()> + Send + 'static {
-        RedisStore::listen(
-            self.pubsub.clone(),
-            self.channel(),
-            self.changes.clone(),
-            self.secrets.clone(),
-            saw,
-        )
+    /// A receiver that changes whenever `id` gets a new version, on any replica.
+    pub async fn watch(&self, id: &str) -> Result<watch::Receiver<u64>, StoreError> {
+        self.listener.watch(id).await
     }
 
     /// This thread's connection, made on first use.
@@ -501,7 +466,7 @@ impl RedisStore {
             .arg(c.event)
             .arg(millis(c.expire_after))
             .arg(c.due.map(|d| d.to_string()).unwrap_or_default())
-            .arg(self.channel())
+            .arg(self.channel(id))
             .arg(id)
             .arg(c.now)
             .arg(TOLERANCE_MS)
@@ -555,7 +520,7 @@ impl RedisStore {
             .arg(value)
             .arg(w.write_id)
             .arg(w.due.map(|d| d.to_string()).unwrap_or_default())
-            .arg(self.channel())
+            .arg(self.channel(id))
             .arg(id)
             .arg(w.now)
             .arg(TOLERANCE_MS)

@@ -1,0 +1,217 @@
+//! How a replica hears of the changes other replicas make to the games someone on it watches.
+//!
+//! Every write announces itself on its game's own channel (`<prefix>:changes:<id>`), and a
+//! replica subscribes to a game's channel only while someone on it watches that game (an event
+//! stream). A replica thus hears nothing of the games nobody on it follows: its work grows with
+//! its own watchers, not with the moves of the whole service (with one channel for all games,
+//! each of N replicas read every move made anywhere, N times the traffic in all). The game
+//! cache needs no announcements: it is never trusted without asking the store.
+//!
+//! A watcher is subscribed before `watch` returns, so no change can slip in between its
+//! subscription and its first read. While the connection is down nothing is heard; on
+//! reconnecting, the listener subscribes again to every watched game and then wakes every
+//! watcher to look at the store again, so a change made in between is late, never lost.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use redis::aio::{PubSub, PubSubSink};
+use tokio::sync::{Mutex, watch};
+
+use super::{Changes, StoreError};
+
+/// How often the connection is checked with a `PING`: an idle subscriber would otherwise not
+/// notice a connection that died without a word (a crashed server's forked child holding the
+/// socket, a network partition), and would hear nothing more.
+const BEAT: Duration = Duration::from_secs(1);
+/// Every how many beats the channels of games nobody watches any more are left.
+const SWEEP_BEATS: u64 = 5;
+/// How long a `PING` or a subscription may take before the connection is given up, or the
+/// watcher told the store is unavailable.
+const SUBSCRIBE_TIMEOUT: Duration = Duration::from_secs(2);
+/// The pause before connecting again.
+const RECONNECT: Duration = Duration::from_millis(500);
+
+pub struct Listener {
+    client: redis::Client,
+    prefix: String,
+    changes: Arc<Changes>,
+    secrets: Vec<String>,
+    subscriptions: Mutex<Subscriptions>,
+}
+
+#[derive(Default)]
+struct Subscriptions {
+    /// The subscribing half of the connection, while it is up.
+    sink: Option<PubSubSink>,
+    /// The games whose channels the connection is subscribed to.
+    games: HashSet<String>,
+}
+
+/// The channel on which changes to game `id` are announced.
+pub fn channel(prefix: &str, id: &str) -> String {
+    format!("{prefix}:changes:{id}")
+}
+
+impl Listener {
+    pub fn new(
+        client: redis::Client,
+        prefix: &str,
+        changes: Arc<Changes>,
+        secrets: Vec<String>,
+    ) -> Listener {
+        Listener {
+            client,
+            prefix: prefix.to_string(),
+            changes,
+            secrets,
+            subscriptions: Mutex::new(Subscriptions::default()),
+        }
+    }
+
+    fn channels<'a>(&self, ids: impl IntoIterator<Item = &'a String>) -> Vec<String> {
+        ids.into_iter()
+            .map(|id| channel(&self.prefix, id))
+            .collect()
+    }
+
+    fn unavailable(&self, e: &dyn std::fmt::Display) -> StoreError {
+        StoreError::Unavailable(crate::service::redact::scrub(
+            &format!("cannot follow changes: {e}"),
+            &self.secrets,
+        ))
+    }
+
+    /// A receiver that changes whenever `id` gets a new version, on any replica.
+    pub async fn watch(&self, id: &str) -> Result<watch::Receiver<u64>, StoreError> {
+        let receiver = self.changes.subscribe(id);
+        let mut subscriptions = self.subscriptions.lock().await;
+        if subscriptions.games.contains(id) {
+            return Ok(receiver);
+        }
+        // Not connected: the listener subscribes to every watched game when it connects, and
+        // then wakes every watcher.
+        let Some(sink) = subscriptions.sink.as_mut() else {
+            return Ok(receiver);
+        };
+        match tokio::time::timeout(SUBSCRIBE_TIMEOUT, sink.subscribe(channel(&self.prefix, id)))
+            .await
+        {
+            Ok(Ok(())) => {
+                subscriptions.games.insert(id.to_string());
+                Ok(receiver)
+            }
+            Ok(Err(e)) => Err(self.unavailable(&e)),
+            Err(e) => Err(self.unavailable(&e)),
+        }
+    }
+
+    /// Follows the announcements of the watched games; reconnects by itself while Redis is
+    /// away. Runs until the task is dropped.
+    pub async fn run(self: Arc<Self>) {
+        loop {
+            match self.client.get_async_pubsub().await {
+                Ok(pubsub) => self.serve(pubsub).await,
+                Err(e) => tracing::debug!(error = %self.unavailable(&e), "change listener"),
+            }
+            *self.subscriptions.lock().await = Subscriptions::default();
+            tokio::time::sleep(RECONNECT).await;
+        }
+    }
+
+    /// Serves one connection until it fails.
+    async fn serve(&self, pubsub: PubSub) {
+        let (mut sink, mut messages) = pubsub.split();
+        {
+            let mut subscriptions = self.subscriptions.lock().await;
+            let watched: HashSet<String> = self.changes.watched().into_iter().collect();
+            if !watched.is_empty()
+                && !matches!(
+                    tokio::time::timeout(
+                        SUBSCRIBE_TIMEOUT,
+                        sink.subscribe(self.channels(&watched))
+                    )
+                    .await,
+                    Ok(Ok(()))
+                )
+            {
+                return;
+            }
+            *subscriptions = Subscriptions {
+                sink: Some(sink),
+                games: watched,
+            };
+        }
+        // What changed while no connection was up went unheard.
+        self.changes.wake_all();
+        let mut beat = tokio::time::interval(BEAT);
+        beat.reset();
+        let mut beats = 0u64;
+        loop {
+            tokio::select! {
+                message = messages.next() => {
+                    let Some(message) = message else {
+                        return;
+                    };
+                    let Ok(text) = message.get_payload::<String>() else {
+                        continue;
+                    };
+                    if let Some((id, v)) = text.split_once(' ')
+                        && let Ok(version) = v.parse()
+                    {
+                        self.changes.notify(id, version);
+                    }
+                }
+                _ = beat.tick() => {
+                    beats += 1;
+                    if !self.alive().await || (beats.is_multiple_of(SWEEP_BEATS) && !self.sweep().await) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether the connection still answers.
+    async fn alive(&self) -> bool {
+        let mut subscriptions = self.subscriptions.lock().await;
+        let Some(sink) = subscriptions.sink.as_mut() else {
+            return false;
+        };
+        matches!(
+            tokio::time::timeout(SUBSCRIBE_TIMEOUT, sink.ping::<redis::Value>()).await,
+            Ok(Ok(_))
+        )
+    }
+
+    /// Leaves the channels of the games nobody here watches any more; false if the connection
+    /// failed.
+    async fn sweep(&self) -> bool {
+        let mut subscriptions = self.subscriptions.lock().await;
+        let unwatched: Vec<String> = subscriptions
+            .games
+            .iter()
+            .filter(|id| !self.changes.is_watched(id))
+            .cloned()
+            .collect();
+        if unwatched.is_empty() {
+            return true;
+        }
+        let channels = self.channels(&unwatched);
+        let Some(sink) = subscriptions.sink.as_mut() else {
+            return false;
+        };
+        if !matches!(
+            tokio::time::timeout(SUBSCRIBE_TIMEOUT, sink.unsubscribe(channels)).await,
+            Ok(Ok(()))
+        ) {
+            return false;
+        }
+        for id in &unwatched {
+            subscriptions.games.remove(id);
+        }
+        true
+    }
+}

@@ -433,6 +433,15 @@ async fn a_replica_follows_only_the_games_watched_on_it_while_they_are_watched()
     let watched = b.create(json!({"game": "pillarz"})).await;
     let other = b.create(json!({"game": "pillarz"})).await;
     assert!(followed_games(&redis, "scoped").is_empty());
+    // A game that does not exist is refused before anything is subscribed.
+    let missing = a
+        .client
+        .get(a.url(&format!("/v1/games/{}/events", uuid::Uuid::new_v4())))
+        .send()
+        .await
+        .unwrap();
+    crate::helpers::assert_problem(missing, 404, "game_not_found").await;
+    assert!(followed_games(&redis, "scoped").is_empty());
 
     let mut stream = Stream::open(&a, &watched.game.id, "text/event-stream", None).await;
     stream.game().await.unwrap();

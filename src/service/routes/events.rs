@@ -48,7 +48,7 @@ struct Watch {
     /// Whether the last read of the log was a full page (so more may follow at once).
     more: bool,
     /// Whether the last read of the log failed (the store was away): it is tried again after
-    /// `RETRY`, since the change that woke it will not wake it a second time.
+    /// `RETRY` (and at each heartbeat), since the change that woke it will not wake it again.
     retry: bool,
     changes: watch::Receiver<u64>,
     heartbeat: tokio::time::Interval,
@@ -171,6 +171,9 @@ impl Watch {
                     if let Some(slot) = &self.caller_slot {
                         slot.renew().await;
                     }
+                    // A safety net under the announcements (best effort in a Redis Cluster):
+                    // what the log holds and no announcement told is sent after the heartbeat.
+                    self.refill().await;
                     return Some(heartbeat(self.format));
                 }
                 _ = tokio::time::sleep(RETRY), if self.retry => {
@@ -190,7 +193,7 @@ impl Watch {
 /// `Retry-After` when this replica serves its maximum of streams.
 const STREAMS_RETRY_SECS: u32 = 5;
 /// How soon a stream reads the log again after the store failed it.
-const RETRY: Duration = Duration::from_millis(250);
+const RETRY: Duration = Duration::from_secs(1);
 
 /// Follow a game live: Server-Sent Events (default) or NDJSON (`Accept: application/x-ndjson`).
 /// The stream starts with a `game` event (the full game view), then sends a `change` event
@@ -265,9 +268,11 @@ pub async fn events(
                 ),
             )
         })?;
-    // Subscribe before reading, so that no change can slip in between.
-    let changes = state.store.watch(&id.to_string()).await?;
     let (loaded, now) = games::read(&state, id).await?;
+    // Following the game from here on; what changed since the read above is read from the log
+    // first thing (so a game that does not exist costs no subscription).
+    let mut changes = state.store.watch(&id.to_string()).await;
+    changes.mark_changed();
     let current = &loaded.game;
     let mut queue = VecDeque::new();
     let game = match last {

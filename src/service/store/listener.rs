@@ -7,10 +7,12 @@
 //! each of N replicas read every move made anywhere, N times the traffic in all). The game
 //! cache needs no announcements: it is never trusted without asking the store.
 //!
-//! A watcher is subscribed before `watch` returns, so no change can slip in between its
-//! subscription and its first read. While the connection is down nothing is heard; on
-//! reconnecting, the listener subscribes again to every watched game and then wakes every
-//! watcher to look at the store again, so a change made in between is late, never lost.
+//! A watcher is subscribed before `watch` returns, so that a read of the log made after it
+//! misses nothing. While the connection is down (or a subscription fails, which gives the
+//! connection up) nothing is heard; on reconnecting, to the next node if Redis is a cluster, the
+//! listener subscribes again to every watched game and then wakes every watcher to read the log
+//! again, so a change made in between is late, never lost. Every step that waits on Redis has a
+//! timeout, so a server that accepts a connection and never answers cannot stall it.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -20,7 +22,7 @@ use futures_util::StreamExt;
 use redis::aio::{PubSub, PubSubSink};
 use tokio::sync::{Mutex, watch};
 
-use super::{Changes, StoreError};
+use super::Changes;
 
 /// How often the connection is checked with a `PING`: an idle subscriber would otherwise not
 /// notice a connection that died without a word (a crashed server's forked child holding the
@@ -28,14 +30,14 @@ use super::{Changes, StoreError};
 const BEAT: Duration = Duration::from_secs(1);
 /// Every how many beats the channels of games nobody watches any more are left.
 const SWEEP_BEATS: u64 = 5;
-/// How long a `PING` or a subscription may take before the connection is given up, or the
-/// watcher told the store is unavailable.
+/// How long connecting, a `PING` or a subscription may take before the connection is given up.
 const SUBSCRIBE_TIMEOUT: Duration = Duration::from_secs(2);
 /// The pause before connecting again.
 const RECONNECT: Duration = Duration::from_millis(500);
 
 pub struct Listener {
-    client: redis::Client,
+    /// The nodes to subscribe on, tried in turn (one, unless Redis is a cluster).
+    clients: Vec<redis::Client>,
     prefix: String,
     changes: Arc<Changes>,
     secrets: Vec<String>,
@@ -57,13 +59,13 @@ pub fn channel(prefix: &str, id: &str) -> String {
 
 impl Listener {
     pub fn new(
-        client: redis::Client,
+        clients: Vec<redis::Client>,
         prefix: &str,
         changes: Arc<Changes>,
         secrets: Vec<String>,
     ) -> Listener {
         Listener {
-            client,
+            clients,
             prefix: prefix.to_string(),
             changes,
             secrets,
@@ -77,44 +79,46 @@ impl Listener {
             .collect()
     }
 
-    fn unavailable(&self, e: &dyn std::fmt::Display) -> StoreError {
-        StoreError::Unavailable(crate::service::redact::scrub(
-            &format!("cannot follow changes: {e}"),
-            &self.secrets,
-        ))
+    /// An error to log, without the URL's password.
+    fn scrubbed(&self, e: &dyn std::fmt::Display) -> String {
+        crate::service::redact::scrub(&e.to_string(), &self.secrets)
     }
 
     /// A receiver that changes whenever `id` gets a new version, on any replica.
-    pub async fn watch(&self, id: &str) -> Result<watch::Receiver<u64>, StoreError> {
+    pub async fn watch(&self, id: &str) -> watch::Receiver<u64> {
         let receiver = self.changes.subscribe(id);
         let mut subscriptions = self.subscriptions.lock().await;
         if subscriptions.games.contains(id) {
-            return Ok(receiver);
+            return receiver;
         }
         // Not connected: the listener subscribes to every watched game when it connects, and
         // then wakes every watcher.
         let Some(sink) = subscriptions.sink.as_mut() else {
-            return Ok(receiver);
+            return receiver;
         };
-        match tokio::time::timeout(SUBSCRIBE_TIMEOUT, sink.subscribe(channel(&self.prefix, id)))
-            .await
-        {
-            Ok(Ok(())) => {
-                subscriptions.games.insert(id.to_string());
-                Ok(receiver)
-            }
-            Ok(Err(e)) => Err(self.unavailable(&e)),
-            Err(e) => Err(self.unavailable(&e)),
+        if matches!(
+            tokio::time::timeout(SUBSCRIBE_TIMEOUT, sink.subscribe(channel(&self.prefix, id)))
+                .await,
+            Ok(Ok(()))
+        ) {
+            subscriptions.games.insert(id.to_string());
+        } else {
+            // The connection is given up (the next beat sees it): the listener connects again,
+            // subscribes to every watched game, this one too, and wakes every watcher.
+            subscriptions.sink = None;
         }
+        receiver
     }
 
     /// Follows the announcements of the watched games; reconnects by itself while Redis is
     /// away. Runs until the task is dropped.
     pub async fn run(self: Arc<Self>) {
-        loop {
-            match self.client.get_async_pubsub().await {
-                Ok(pubsub) => self.serve(pubsub).await,
-                Err(e) => tracing::debug!(error = %self.unavailable(&e), "change listener"),
+        for attempt in 0.. {
+            let client = &self.clients[attempt % self.clients.len()];
+            match tokio::time::timeout(SUBSCRIBE_TIMEOUT, client.get_async_pubsub()).await {
+                Ok(Ok(pubsub)) => self.serve(pubsub).await,
+                Ok(Err(e)) => tracing::debug!(error = %self.scrubbed(&e), "change listener"),
+                Err(e) => tracing::debug!(error = %self.scrubbed(&e), "change listener"),
             }
             *self.subscriptions.lock().await = Subscriptions::default();
             tokio::time::sleep(RECONNECT).await;

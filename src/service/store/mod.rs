@@ -135,11 +135,12 @@ impl Store {
         }
     }
 
-    /// A receiver that changes whenever game `id` gets a new version, on any replica; it
-    /// follows the game from before this returns, so that a read made next misses nothing.
-    pub async fn watch(&self, id: &str) -> Result<tokio::sync::watch::Receiver<u64>, StoreError> {
+    /// A receiver that changes whenever game `id` gets a new version, on any replica: a read of
+    /// the game's log made after this returns misses nothing. (While this replica cannot hear
+    /// the others, the receiver changes once it can again, so that the watcher reads the log.)
+    pub async fn watch(&self, id: &str) -> tokio::sync::watch::Receiver<u64> {
         match self {
-            Store::Memory(s) => Ok(s.changes().subscribe(id)),
+            Store::Memory(s) => s.changes().subscribe(id),
             Store::Redis(s) => s.watch(id).await,
         }
     }

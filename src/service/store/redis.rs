@@ -262,8 +262,8 @@ static STORES: AtomicU64 = AtomicU64::new(0);
 
 pub struct RedisStore {
     backend: Backend,
-    /// Follows the changes to the games watched here (subscribed on one node: any node of a
-    /// cluster sees every publish).
+    /// Follows the changes to the games watched here (subscribed on one node at a time, the
+    /// next after a failure: any node of a cluster sees every publish).
     listener: Arc<Listener>,
     /// This store among the process's (the key of its connections).
     instance: u64,
@@ -359,7 +359,14 @@ impl RedisStore {
         Ok(RedisStore {
             backend,
             listener: Arc::new(Listener::new(
-                open(nodes.first().copied().unwrap_or(url))?,
+                if nodes.is_empty() {
+                    vec![open(url)?]
+                } else {
+                    nodes
+                        .iter()
+                        .map(|node| open(node))
+                        .collect::<Result<_, _>>()?
+                },
                 prefix,
                 changes.clone(),
                 secrets.clone(),
@@ -407,7 +414,7 @@ impl RedisStore {
     }
 
     /// A receiver that changes whenever `id` gets a new version, on any replica.
-    pub async fn watch(&self, id: &str) -> Result<watch::Receiver<u64>, StoreError> {
+    pub async fn watch(&self, id: &str) -> watch::Receiver<u64> {
         self.listener.watch(id).await
     }
 

@@ -83,4 +83,23 @@ async fn games_on_a_redis_cluster() {
     let resign = a.resign(&bot.game.id, &bot.tokens[&Seat::P1]).await;
     assert_eq!(resign.status(), 200);
     assert_eq!(b.view(&bot.game.id).await.status, Status::Finished);
+
+    // Changes announced by scripts on every master reach watchers on the other replica, whose
+    // listener subscribes on one node (a publish on any node reaches every node).
+    let mut watched = Vec::new();
+    for _ in 0..6 {
+        let created = b.create(json!({"game": "pillarz"})).await;
+        let mut stream =
+            crate::events::Stream::open(&a, &created.game.id, "application/x-ndjson", None).await;
+        stream.game().await.unwrap();
+        watched.push((created, stream));
+    }
+    for (created, stream) in &mut watched {
+        let played = b
+            .play(&created.game.id, &created.tokens[&Seat::P1], "a1+b1")
+            .await;
+        assert_eq!(played.status(), 200);
+        let (version, view) = stream.game().await.unwrap();
+        assert_eq!((version, view.moves), (2, vec!["a1+b1".to_string()]));
+    }
 }

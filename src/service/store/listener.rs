@@ -52,6 +52,14 @@ struct Subscriptions {
     games: HashSet<String>,
 }
 
+/// What `step` answered, if it succeeded within `SUBSCRIBE_TIMEOUT`.
+async fn within<T>(step: impl Future<Output = redis::RedisResult<T>>) -> Option<T> {
+    tokio::time::timeout(SUBSCRIBE_TIMEOUT, step)
+        .await
+        .ok()?
+        .ok()
+}
+
 /// The channel on which changes to game `id` are announced.
 pub fn channel(prefix: &str, id: &str) -> String {
     format!("{prefix}:changes:{id}")
@@ -96,11 +104,10 @@ impl Listener {
         let Some(sink) = subscriptions.sink.as_mut() else {
             return receiver;
         };
-        if matches!(
-            tokio::time::timeout(SUBSCRIBE_TIMEOUT, sink.subscribe(channel(&self.prefix, id)))
-                .await,
-            Ok(Ok(()))
-        ) {
+        if within(sink.subscribe(channel(&self.prefix, id)))
+            .await
+            .is_some()
+        {
             subscriptions.games.insert(id.to_string());
         } else {
             // The connection is given up (the next beat sees it): the listener connects again,
@@ -118,7 +125,7 @@ impl Listener {
             match tokio::time::timeout(SUBSCRIBE_TIMEOUT, client.get_async_pubsub()).await {
                 Ok(Ok(pubsub)) => self.serve(pubsub).await,
                 Ok(Err(e)) => tracing::debug!(error = %self.scrubbed(&e), "change listener"),
-                Err(e) => tracing::debug!(error = %self.scrubbed(&e), "change listener"),
+                Err(_) => tracing::debug!("change listener: connecting timed out"),
             }
             *self.subscriptions.lock().await = Subscriptions::default();
             tokio::time::sleep(RECONNECT).await;
@@ -132,14 +139,9 @@ impl Listener {
             let mut subscriptions = self.subscriptions.lock().await;
             let watched: HashSet<String> = self.changes.watched().into_iter().collect();
             if !watched.is_empty()
-                && !matches!(
-                    tokio::time::timeout(
-                        SUBSCRIBE_TIMEOUT,
-                        sink.subscribe(self.channels(&watched))
-                    )
-                    .await,
-                    Ok(Ok(()))
-                )
+                && within(sink.subscribe(self.channels(&watched)))
+                    .await
+                    .is_none()
             {
                 return;
             }
@@ -184,10 +186,7 @@ impl Listener {
         let Some(sink) = subscriptions.sink.as_mut() else {
             return false;
         };
-        matches!(
-            tokio::time::timeout(SUBSCRIBE_TIMEOUT, sink.ping::<redis::Value>()).await,
-            Ok(Ok(_))
-        )
+        within(sink.ping::<redis::Value>()).await.is_some()
     }
 
     /// Leaves the channels of the games nobody here watches any more; false if the connection
@@ -207,10 +206,7 @@ impl Listener {
         let Some(sink) = subscriptions.sink.as_mut() else {
             return false;
         };
-        if !matches!(
-            tokio::time::timeout(SUBSCRIBE_TIMEOUT, sink.unsubscribe(channels)).await,
-            Ok(Ok(()))
-        ) {
+        if within(sink.unsubscribe(channels)).await.is_none() {
             return false;
         }
         for id in &unwatched {

@@ -3,7 +3,8 @@
 # and the load generator against both. In the same run it measures what to compare with:
 #   - the HTTP floor: the same generator asking only GET /healthz/live;
 #   - Redis: redis-benchmark SET, and an EVAL of the same shape as the move script;
-#   - the replicas' CPU time per move (from /proc, so any build can be measured);
+#   - the CPU time per move of the replicas, of Redis and of the generator itself (from /proc
+#     and the shell's child times, so any build can be measured): where the time goes;
 #   - the move latency at 70 % of the peak rate;
 #   - Redis memory per finished 40-ply pillarz game (and per 1,000-ply Alcazar game).
 #
@@ -29,6 +30,7 @@ trap cleanup EXIT
 
 redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" \
   >"$work/redis.log" 2>&1 & pids+=($!)
+redis_pid=$!
 until redis-cli -p "$redis_port" ping >/dev/null 2>&1; do sleep 0.1; done
 
 replicas=()
@@ -41,12 +43,19 @@ for port in "$a_port" "$b_port"; do
   until curl -fs "http://127.0.0.1:$port/healthz/ready" >/dev/null; do sleep 0.1; done
 done
 targets="http://127.0.0.1:$a_port,http://127.0.0.1:$b_port"
-cpu_ticks() { local t=0; for pid in "${replicas[@]}"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$pid/stat"))); done; echo "$t"; }
+cpu_ticks() { local t=0; for pid in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$pid/stat"))); done; echo "$t"; }
+# CPU seconds of this shell's finished children (the generator is the only one that ends
+# during a load phase), into $1. `times` runs in this shell: in a subshell it would see none.
+children_cpu() {
+  times >"$work/times"
+  awk 'END { split($1, u, /[ms]/); split($2, s, /[ms]/); print u[1] * 60 + u[2] + s[1] * 60 + s[2] }' \
+    "$work/times" >"$1"
+}
 
 echo "== pillarz ($bin): two replicas, one Redis, $players concurrent games, $duration =="
-before=$(cpu_ticks)
+before=$(cpu_ticks "${replicas[@]}"); redis_before=$(cpu_ticks "$redis_pid"); children_cpu "$work/gen_before"
 "$gen" loadgen --targets "$targets" --duration "$duration" --players "$players" | tee "$work/report.txt"
-after=$(cpu_ticks)
+after=$(cpu_ticks "${replicas[@]}"); redis_after=$(cpu_ticks "$redis_pid"); children_cpu "$work/gen_after"
 
 moves=$(sed -n 's/.*: \([0-9.]*\) moves\/s.*/\1/p' "$work/report.txt")
 played=$(sed -n 's/.* games, \([0-9]*\) moves in .*/\1/p' "$work/report.txt")
@@ -99,14 +108,20 @@ memory=$(sed -n 's/^pillarz, finished at ply 40: \([0-9]*\) bytes.*/\1/p' "$work
 
 echo
 python3 - "$moves" "$floor" "$sets" "$evals" "$((after - before))" "$(getconf CLK_TCK)" "$played" \
-  "$p99" "$paced" "$paced_p99" "$memory" <<'PY'
+  "$p99" "$paced" "$paced_p99" "$memory" "$((redis_after - redis_before))" "$(cat "$work/gen_before")" "$(cat "$work/gen_after")" \
+  "$(nproc)" <<'PY'
 import sys
 moves, floor, sets, evals = map(float, sys.argv[1:5])
 ticks, hz, played = int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
 p99, paced, paced_p99, memory = sys.argv[8], float(sys.argv[9]), sys.argv[10], sys.argv[11]
+redis_ticks, gen_cpu, cores = int(sys.argv[12]), float(sys.argv[14]) - float(sys.argv[13]), int(sys.argv[15])
+per_move = lambda seconds: seconds * 1e6 / max(played, 1)
+service, redis, generator = per_move(ticks / hz), per_move(redis_ticks / hz), per_move(gen_cpu)
 print(f"service moves/s {moves:.1f}: {moves / floor:.4f} of the HTTP floor ({floor:.0f} req/s), "
       f"{moves / evals:.4f} of a move-shaped EVAL ({evals:.0f}/s), {moves / sets:.4f} of SET ({sets:.0f}/s)")
-print(f"service CPU per move: {ticks / hz * 1e6 / max(played, 1):.0f} us (both replicas, {ticks / hz:.1f} s)")
+print(f"service CPU per move: {service:.0f} us (both replicas, {ticks / hz:.1f} s)")
+print(f"where the time goes, CPU per move: replicas {service:.0f} us, Redis {redis:.0f} us, "
+      f"load generator {generator:.0f} us; {cores} cores at this rate give {cores * 1e6 / max(moves, 1):.0f} us")
 print(f"move p99: {p99} ms at the peak; {paced_p99} ms at 70 % of it ({paced:.0f} moves/s)")
 print(f"Redis memory per finished 40-ply pillarz game: {memory} bytes")
 PY

@@ -8,6 +8,7 @@
 //! In [`Mode::Floor`] the same generator only asks `GET /healthz/live`: the HTTP floor of the
 //! same machine, clients and server, to compare the moves per second with.
 
+mod http;
 mod stats;
 pub mod storage;
 
@@ -15,17 +16,21 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use hyper::header::{self, HeaderValue};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tokio::sync::Mutex;
 
 use crate::api::{
-    AnalysisRequest, CreateGame, CreatedGame, GameView, LegalMoves, Seat, Status, SubmitMove,
-    TimeControl,
+    AnalysisRequest, CreateGame, CreatedGame, GameView, Seat, Status, SubmitMove, TimeControl,
 };
 use crate::engine::Limit;
 use crate::rules::{AnyRecord, GameKind};
+use http::{Call, Connections, Target};
 pub use stats::{Report, Stats};
+
+/// How long a request may take before it counts as a network error.
+const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What the generator's players do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,37 +68,51 @@ struct Played {
 
 struct Shared {
     config: Config,
-    http: reqwest::Client,
+    targets: Vec<Target>,
     stats: Stats,
     games: Mutex<Vec<Played>>,
     stop: AtomicBool,
 }
 
-impl Shared {
-    fn target(&self, rng: &mut SmallRng) -> &str {
-        &self.config.targets[rng.random_range(0..self.config.targets.len())]
+/// One task's side of the generator: its connections and its random choices.
+struct Client {
+    shared: Arc<Shared>,
+    connections: Connections,
+    rng: SmallRng,
+}
+
+impl Client {
+    fn new(shared: &Arc<Shared>, seed: u64) -> Client {
+        Client {
+            connections: Connections::new(&shared.targets, TIMEOUT),
+            shared: shared.clone(),
+            rng: SmallRng::seed_from_u64(seed),
+        }
     }
 
-    /// One request, timed and counted under `route`; `None` on a network error.
-    async fn call(
-        &self,
-        route: &str,
-        request: reqwest::RequestBuilder,
+    /// One request to a random replica, timed and counted under `route`; `None` on a network
+    /// error.
+    async fn call(&mut self, route: &'static str, call: Call<'_>) -> Option<(u16, bytes::Bytes)> {
+        let target = self.rng.random_range(0..self.shared.targets.len());
+        self.call_to(target, route, call).await
+    }
+
+    async fn call_to(
+        &mut self,
+        target: usize,
+        route: &'static str,
+        call: Call<'_>,
     ) -> Option<(u16, bytes::Bytes)> {
         let started = Instant::now();
-        let result = request.send().await;
-        let response = match result {
-            Ok(r) => r,
-            Err(_) => {
-                self.stats.record(route, 0, started.elapsed());
-                return None;
-            }
-        };
-        let status = response.status().as_u16();
-        let body = response.bytes().await.unwrap_or_default();
-        self.stats.record(route, status, started.elapsed());
-        Some((status, body))
+        let answer = self.connections.send(target, call).await.ok();
+        let status = answer.as_ref().map_or(0, |(status, _)| *status);
+        self.shared.stats.record(route, status, started.elapsed());
+        answer
     }
+}
+
+fn json(value: &impl serde::Serialize) -> Vec<u8> {
+    serde_json::to_vec(value).expect("a request serializes")
 }
 
 /// What a player needs of a move's answer (a game view; the rest of it is skipped).
@@ -104,8 +123,15 @@ struct Answer {
     status: Status,
 }
 
+/// What a player needs of the legal moves (borrowed from the answer's bytes).
+#[derive(serde::Deserialize)]
+struct Legal<'a> {
+    #[serde(borrow)]
+    moves: Vec<std::borrow::Cow<'a, str>>,
+}
+
 async fn player(shared: Arc<Shared>, seed: u64) {
-    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut client = Client::new(&shared, seed);
     // With a target rate, each player makes its share of the moves, one per `interval`.
     let interval = shared
         .config
@@ -113,8 +139,7 @@ async fn player(shared: Arc<Shared>, seed: u64) {
         .map(|rate| Duration::from_secs_f64(shared.config.players as f64 / rate));
     let mut next_move = Instant::now();
     while !shared.stop.load(Ordering::Relaxed) {
-        let game = GameKind::ALL[rng.random_range(0..GameKind::ALL.len())];
-        let base = shared.target(&mut rng).to_string();
+        let game = GameKind::ALL[client.rng.random_range(0..GameKind::ALL.len())];
         let create = CreateGame {
             game,
             variants: Vec::new(),
@@ -125,11 +150,8 @@ async fn player(shared: Arc<Shared>, seed: u64) {
             position: None,
             seats: Default::default(),
         };
-        let Some((201, body)) = shared
-            .call(
-                "POST /v1/games",
-                shared.http.post(format!("{base}/v1/games")).json(&create),
-            )
+        let Some((201, body)) = client
+            .call("POST /v1/games", Call::post("/v1/games", json(&create)))
             .await
         else {
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -142,6 +164,14 @@ async fn player(shared: Arc<Shared>, seed: u64) {
             id: created.game.id.clone(),
             accepted: Vec::new(),
         };
+        let legal_path = format!("/v1/games/{}/legal-moves", played.id);
+        let moves_path = format!("/v1/games/{}/moves", played.id);
+        let view_path = format!("/v1/games/{}", played.id);
+        let bearer = |seat: Seat| {
+            HeaderValue::from_str(&format!("Bearer {}", created.tokens[&seat]))
+                .expect("a token is a header value")
+        };
+        let tokens = Seat::BOTH.map(bearer);
         let mut turn = created.game.turn;
         let mut ply = 0u64;
         // The move sent for `ply` whose answer was not seen: a retry must send the same request
@@ -160,20 +190,14 @@ async fn player(shared: Arc<Shared>, seed: u64) {
                 tokio::time::sleep_until(next_move.into()).await;
                 next_move = next_move.max(Instant::now() - interval) + interval;
             }
-            let base = shared.target(&mut rng).to_string();
-            let Some((200, legal)) = shared
-                .call(
-                    "GET /v1/games/{id}/legal-moves",
-                    shared
-                        .http
-                        .get(format!("{base}/v1/games/{}/legal-moves", played.id)),
-                )
+            let Some((200, legal)) = client
+                .call("GET /v1/games/{id}/legal-moves", Call::get(&legal_path))
                 .await
             else {
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             };
-            let moves = serde_json::from_slice::<LegalMoves>(&legal)
+            let moves = serde_json::from_slice::<Legal>(&legal)
                 .map(|l| l.moves)
                 .unwrap_or_default();
             let mv = match &pending {
@@ -181,20 +205,28 @@ async fn player(shared: Arc<Shared>, seed: u64) {
                 // (it may be over because of it).
                 Some(mv) => mv.clone(),
                 None if moves.is_empty() => break,
-                None => moves[rng.random_range(0..moves.len())].clone(),
+                None => moves[client.rng.random_range(0..moves.len())].to_string(),
             };
             pending = Some(mv.clone());
-            let base = shared.target(&mut rng).to_string();
-            let request = shared
-                .http
-                .post(format!("{base}/v1/games/{}/moves", played.id))
-                .bearer_auth(&created.tokens[&turn])
-                .header("idempotency-key", format!("{}-{ply}", played.id))
-                .json(&SubmitMove {
-                    mv: mv.clone(),
-                    expected_ply: Some(ply),
-                });
-            match shared.call("POST /v1/games/{id}/moves", request).await {
+            let headers = [
+                (header::AUTHORIZATION, tokens[turn.index()].clone()),
+                (
+                    header::HeaderName::from_static("idempotency-key"),
+                    HeaderValue::from_str(&format!("{}-{ply}", played.id))
+                        .expect("a key is a header value"),
+                ),
+            ];
+            let body = json(&SubmitMove {
+                mv: mv.clone(),
+                expected_ply: Some(ply),
+            });
+            let answer = client
+                .call(
+                    "POST /v1/games/{id}/moves",
+                    Call::post(&moves_path, body).with_headers(&headers),
+                )
+                .await;
+            match answer {
                 Some((200, view)) => {
                     let Ok(view) = serde_json::from_slice::<Answer>(&view) else {
                         continue;
@@ -221,12 +253,8 @@ async fn player(shared: Arc<Shared>, seed: u64) {
                         pending = None;
                     }
                     // Someone's state moved on (a timeout, a lost race): re-read.
-                    let base = shared.target(&mut rng).to_string();
-                    if let Some((200, view)) = shared
-                        .call(
-                            "GET /v1/games/{id}",
-                            shared.http.get(format!("{base}/v1/games/{}", played.id)),
-                        )
+                    if let Some((200, view)) = client
+                        .call("GET /v1/games/{id}", Call::get(&view_path))
                         .await
                         && let Ok(view) = serde_json::from_slice::<GameView>(&view)
                     {
@@ -243,56 +271,51 @@ async fn player(shared: Arc<Shared>, seed: u64) {
 }
 
 async fn reader(shared: Arc<Shared>, seed: u64) {
-    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut client = Client::new(&shared, seed);
     while !shared.stop.load(Ordering::Relaxed) {
         let id = {
             let games = shared.games.lock().await;
             if games.is_empty() {
                 None
             } else {
-                Some(games[rng.random_range(0..games.len())].id.clone())
+                Some(games[client.rng.random_range(0..games.len())].id.clone())
             }
         };
         let Some(id) = id else {
             tokio::time::sleep(Duration::from_millis(50)).await;
             continue;
         };
-        let base = shared.target(&mut rng).to_string();
-        shared
-            .call(
-                "GET /v1/games/{id}",
-                shared.http.get(format!("{base}/v1/games/{id}")),
-            )
+        let target = client.rng.random_range(0..shared.targets.len());
+        let view = format!("/v1/games/{id}");
+        client
+            .call_to(target, "GET /v1/games/{id}", Call::get(&view))
             .await;
-        shared
-            .call(
-                "GET /v1/games/{id}/clock",
-                shared.http.get(format!("{base}/v1/games/{id}/clock")),
-            )
+        let clock = format!("/v1/games/{id}/clock");
+        client
+            .call_to(target, "GET /v1/games/{id}/clock", Call::get(&clock))
             .await;
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 
 async fn analyst(shared: Arc<Shared>, seed: u64) {
-    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut client = Client::new(&shared, seed);
     if shared.config.analyses_per_sec <= 0.0 {
         return;
     }
     let pause = Duration::from_secs_f64(1.0 / shared.config.analyses_per_sec);
+    let body = json(&AnalysisRequest {
+        game: GameKind::Pillarz,
+        variants: Vec::new(),
+        position: "00000/00o00x0/00000/00x00o0/00000 1".into(),
+        limits: Limit::MovetimeMs(50),
+        multipv: None,
+    });
     while !shared.stop.load(Ordering::Relaxed) {
-        let base = shared.target(&mut rng).to_string();
-        let body = AnalysisRequest {
-            game: GameKind::Pillarz,
-            variants: Vec::new(),
-            position: "00000/00o00x0/00000/00x00o0/00000 1".into(),
-            limits: Limit::MovetimeMs(50),
-            multipv: None,
-        };
-        shared
+        client
             .call(
                 "POST /v1/analysis",
-                shared.http.post(format!("{base}/v1/analysis")).json(&body),
+                Call::post("/v1/analysis", body.clone()),
             )
             .await;
         tokio::time::sleep(pause).await;
@@ -301,20 +324,18 @@ async fn analyst(shared: Arc<Shared>, seed: u64) {
 
 /// Checks every game against what its players saw; returns (games, lost, duplicated, illegal).
 async fn audit(shared: &Shared) -> (usize, usize, usize, usize) {
+    let mut connections = Connections::new(&shared.targets, TIMEOUT);
     let games = shared.games.lock().await;
     let (mut lost, mut duplicated, mut illegal) = (0, 0, 0);
     for played in games.iter() {
         let mut view = None;
+        let path = format!("/v1/games/{}", played.id);
         for attempt in 0..50 {
             // Any replica will do (one may be down after a fault test).
-            let base = &shared.config.targets[attempt % shared.config.targets.len()];
-            if let Ok(r) = shared
-                .http
-                .get(format!("{base}/v1/games/{}", played.id))
-                .send()
+            if let Ok((200, body)) = connections
+                .send(attempt % shared.targets.len(), Call::get(&path))
                 .await
-                && r.status() == 200
-                && let Ok(v) = r.json::<GameView>().await
+                && let Ok(v) = serde_json::from_slice::<GameView>(&body)
             {
                 view = Some(v);
                 break;
@@ -345,50 +366,47 @@ async fn audit(shared: &Shared) -> (usize, usize, usize, usize) {
 }
 
 async fn floor(shared: Arc<Shared>, seed: u64) {
-    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut client = Client::new(&shared, seed);
     while !shared.stop.load(Ordering::Relaxed) {
-        let base = shared.target(&mut rng).to_string();
-        shared
-            .call(
-                "GET /healthz/live",
-                shared.http.get(format!("{base}/healthz/live")),
-            )
+        client
+            .call("GET /healthz/live", Call::get("/healthz/live"))
             .await;
     }
 }
 
-/// The CPU seconds a replica's process used so far, from its metrics.
-async fn cpu_seconds(http: &reqwest::Client, target: &str) -> Option<f64> {
-    let text = http
-        .get(format!("{target}/metrics"))
-        .send()
-        .await
-        .ok()?
-        .text()
-        .await
-        .ok()?;
-    text.lines()
-        .find_map(|l| l.strip_prefix("pillarz_process_cpu_seconds_total "))
-        .and_then(|v| v.trim().parse().ok())
+/// The CPU seconds each replica's process used so far, from its metrics.
+async fn cpu_seconds(connections: &mut Connections, targets: usize) -> Vec<Option<f64>> {
+    let mut seconds = Vec::new();
+    for target in 0..targets {
+        let answer = connections.send(target, Call::get("/metrics")).await;
+        seconds.push(answer.ok().and_then(|(_, body)| {
+            std::str::from_utf8(&body)
+                .ok()?
+                .lines()
+                .find_map(|l| l.strip_prefix("pillarz_process_cpu_seconds_total "))
+                .and_then(|v| v.trim().parse().ok())
+        }));
+    }
+    seconds
 }
 
-/// Runs the load for `config.duration`, then audits every game.
-pub async fn run(config: Config) -> Report {
+/// Runs the load for `config.duration`, then audits every game. Fails only on a target that is
+/// not a plain `http://host:port` URL.
+pub async fn run(config: Config) -> Result<Report, String> {
+    let targets = config
+        .targets
+        .iter()
+        .map(|t| Target::parse(t))
+        .collect::<Result<Vec<_>, _>>()?;
     let shared = Arc::new(Shared {
-        http: reqwest::Client::builder()
-            .timeout(Duration::from_secs(10))
-            .pool_max_idle_per_host(256)
-            .build()
-            .expect("a client builds"),
+        targets,
         stats: Stats::default(),
         games: Mutex::new(Vec::new()),
         stop: AtomicBool::new(false),
         config,
     });
-    let mut cpu_before = Vec::new();
-    for target in &shared.config.targets {
-        cpu_before.push(cpu_seconds(&shared.http, target).await);
-    }
+    let mut metrics = Connections::new(&shared.targets, TIMEOUT);
+    let cpu_before = cpu_seconds(&mut metrics, shared.targets.len()).await;
     let started = Instant::now();
     let mut tasks = Vec::new();
     let seed = shared.config.seed;
@@ -414,13 +432,14 @@ pub async fn run(config: Config) -> Report {
         let _ = t.await;
     }
     let elapsed = started.elapsed();
-    let mut cpu = Vec::new();
-    for (target, before) in shared.config.targets.iter().zip(cpu_before) {
-        let after = cpu_seconds(&shared.http, target).await;
-        if let (Some(before), Some(after)) = (before, after) {
-            cpu.push((target.clone(), after - before));
-        }
-    }
+    let cpu_after = cpu_seconds(&mut metrics, shared.targets.len()).await;
+    let cpu = shared
+        .config
+        .targets
+        .iter()
+        .zip(cpu_before.into_iter().zip(cpu_after))
+        .filter_map(|(target, (before, after))| Some((target.clone(), after? - before?)))
+        .collect();
     let (games, lost, duplicated, illegal) = audit(&shared).await;
     let moves: usize = shared
         .games
@@ -433,5 +452,5 @@ pub async fn run(config: Config) -> Report {
         .stats
         .report(elapsed, games, moves, lost, duplicated, illegal);
     report.cpu = cpu;
-    report
+    Ok(report)
 }

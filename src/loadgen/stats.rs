@@ -9,7 +9,7 @@ use hdrhistogram::Histogram;
 
 #[derive(Default)]
 pub struct Stats {
-    routes: Mutex<BTreeMap<String, Route>>,
+    routes: Mutex<BTreeMap<&'static str, Route>>,
 }
 
 struct Route {
@@ -19,9 +19,9 @@ struct Route {
 
 impl Stats {
     /// Records one request (`status` 0 for a network error).
-    pub fn record(&self, route: &str, status: u16, took: Duration) {
+    pub fn record(&self, route: &'static str, status: u16, took: Duration) {
         let mut routes = self.routes.lock().unwrap_or_else(|e| e.into_inner());
-        let entry = routes.entry(route.to_string()).or_insert_with(|| Route {
+        let entry = routes.entry(route).or_insert_with(|| Route {
             latency: Histogram::new_with_bounds(1, 60_000_000, 3).expect("valid bounds"),
             statuses: BTreeMap::new(),
         });
@@ -52,7 +52,7 @@ impl Stats {
             endpoints: routes
                 .iter()
                 .map(|(name, r)| EndpointReport {
-                    name: name.clone(),
+                    name: name.to_string(),
                     requests: r.latency.len(),
                     per_sec: r.latency.len() as f64 / secs,
                     p50_ms: r.latency.value_at_quantile(0.50) as f64 / 1000.0,

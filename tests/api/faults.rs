@@ -27,7 +27,7 @@ async fn a_replica_dies_and_redis_restarts_mid_load() {
     a.kill().await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
     tokio::task::block_in_place(|| redis.restart());
-    let report = load.await.unwrap();
+    let report = load.await.unwrap().expect("valid targets");
     println!("{report}");
     assert!(
         report.moves > 100,

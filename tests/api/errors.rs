@@ -103,6 +103,19 @@ async fn lookup_errors() {
         assert_problem(app.get(path).await, 404, "game_not_found").await;
     }
     assert_problem(app.get("/v2/nothing").await, 404, "not_found").await;
+    // Under a game's routes too: an unknown route, a trailing slash, and a wrong method.
+    for path in [
+        "/v1/games/6a3e7f3a-0000-4000-8000-000000000000/nothing",
+        "/v1/games/6a3e7f3a-0000-4000-8000-000000000000/",
+        "/v1/games/6a3e7f3a-0000-4000-8000-000000000000/moves/extra",
+    ] {
+        assert_problem(app.get(path).await, 404, "not_found").await;
+    }
+    let get_moves = app
+        .get("/v1/games/6a3e7f3a-0000-4000-8000-000000000000/moves")
+        .await;
+    assert_eq!(get_moves.headers()["allow"], "POST");
+    assert_problem(get_moves, 405, "method_not_allowed").await;
     let delete = app
         .client
         .delete(app.url("/v1/catalog"))

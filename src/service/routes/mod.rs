@@ -42,44 +42,51 @@ pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
         .service(
             resource("/v1/games", "POST", Some(Class::Create)).route(web::post().to(games::create)),
         )
+        // Every route of one game under one scope: its `{id}` is matched once (a regex), and
+        // the route within it by plain comparison, where trying each `/v1/games/{id}/...`
+        // pattern in turn ran a regex per pattern tried.
         .service(
-            resource("/v1/games/{id}", "GET", Some(Class::Read)).route(web::get().to(games::get)),
-        )
-        .service(
-            resource("/v1/games/{id}/legal-moves", "GET", Some(Class::Read))
-                .route(web::get().to(moves::legal)),
-        )
-        .service(
-            resource("/v1/games/{id}/moves", "POST", Some(Class::Write))
-                .route(web::post().to(moves::submit)),
-        )
-        .service(
-            resource("/v1/games/{id}/resign", "POST", Some(Class::Write))
-                .route(web::post().to(resign::resign)),
-        )
-        .service(
-            resource("/v1/games/{id}/record", "GET", Some(Class::Read))
-                .route(web::get().to(record::record)),
-        )
-        .service(
-            resource("/v1/games/{id}/clock", "GET", Some(Class::Read))
-                .route(web::get().to(clock::clock)),
-        )
-        .service(
-            resource("/v1/games/{id}/events", "GET", Some(Class::Read))
-                .route(web::get().to(events::events)),
-        )
-        .service(
-            resource("/v1/games/{id}/board.svg", "GET", Some(Class::Read))
-                .route(web::get().to(boards::game_board)),
+            web::scope("/v1/games/{id}")
+                .service(
+                    game_resource!("", "GET", Some(Class::Read)).route(web::get().to(games::get)),
+                )
+                .service(
+                    game_resource!("/legal-moves", "GET", Some(Class::Read))
+                        .route(web::get().to(moves::legal)),
+                )
+                .service(
+                    game_resource!("/moves", "POST", Some(Class::Write))
+                        .route(web::post().to(moves::submit)),
+                )
+                .service(
+                    game_resource!("/resign", "POST", Some(Class::Write))
+                        .route(web::post().to(resign::resign)),
+                )
+                .service(
+                    game_resource!("/record", "GET", Some(Class::Read))
+                        .route(web::get().to(record::record)),
+                )
+                .service(
+                    game_resource!("/clock", "GET", Some(Class::Read))
+                        .route(web::get().to(clock::clock)),
+                )
+                .service(
+                    game_resource!("/events", "GET", Some(Class::Read))
+                        .route(web::get().to(events::events)),
+                )
+                .service(
+                    game_resource!("/board.svg", "GET", Some(Class::Read))
+                        .route(web::get().to(boards::game_board)),
+                )
+                .service(
+                    game_resource!("/analysis", "POST", None)
+                        .route(web::post().to(analysis::analyse_game)),
+                )
+                .default_service(web::to(not_found)),
         )
         .service(
             resource("/v1/board.svg", "GET", Some(Class::Read))
                 .route(web::get().to(boards::position_board)),
-        )
-        .service(
-            resource("/v1/games/{id}/analysis", "POST", None)
-                .route(web::post().to(analysis::analyse_game)),
         )
         .service(
             resource("/v1/analysis", "POST", None)
@@ -98,6 +105,14 @@ pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
         .default_service(web::to(not_found));
 }
 
+/// [`resource`] for a path within the scope `/v1/games/{id}`, labelled with its whole pattern.
+macro_rules! game_resource {
+    ($path:literal, $allow:expr, $class:expr) => {
+        labelled($path, concat!("/v1/games/{id}", $path), $allow, $class)
+    };
+}
+use game_resource;
+
 /// A resource that answers other methods than `allow` with `405 method_not_allowed` and an
 /// `Allow` header.
 /// Requests of a resource with a `class` count against the caller's quota of that class.
@@ -105,6 +120,25 @@ pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
 /// request middleware need not route the request a second time to learn it.
 fn resource(
     path: &'static str,
+    allow: &'static str,
+    class: Option<Class>,
+) -> actix_web::Resource<
+    impl actix_web::dev::ServiceFactory<
+        actix_web::dev::ServiceRequest,
+        Config = (),
+        Response = actix_web::dev::ServiceResponse<impl actix_web::body::MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    labelled(path, path, allow, class)
+}
+
+/// [`resource`] at `path`, its requests labelled `label` (its whole pattern, for a resource
+/// within a scope).
+fn labelled(
+    path: &'static str,
+    label: &'static str,
     allow: &'static str,
     class: Option<Class>,
 ) -> actix_web::Resource<
@@ -126,7 +160,7 @@ fn resource(
         .wrap_fn(move |req, service| {
             use actix_web::HttpMessage;
             req.extensions_mut()
-                .insert(crate::service::request_id::RouteLabel(path));
+                .insert(crate::service::request_id::RouteLabel(label));
             actix_web::dev::Service::call(service, req)
         })
 }

@@ -18,10 +18,13 @@ use futures_util::Stream;
 /// The message of the error a late body ends with (recognised by the JSON error handler).
 pub const TIMED_OUT: &str = "the request body did not arrive in time";
 
-/// A payload that fails once its deadline passes.
+/// A payload that fails once its deadline passes. Its timer is armed only when the body is
+/// not all there yet: a small body usually arrives with the head, and then no timer is made
+/// (nor registered with the runtime and taken out again) at all.
 struct Deadline {
     inner: Payload,
-    sleep: Pin<Box<tokio::time::Sleep>>,
+    deadline: tokio::time::Instant,
+    sleep: Option<Pin<Box<tokio::time::Sleep>>>,
     expired: bool,
 }
 
@@ -35,7 +38,11 @@ impl Stream for Deadline {
         if let Poll::Ready(item) = Pin::new(&mut self.inner).poll_next(cx) {
             return Poll::Ready(item);
         }
-        if self.sleep.as_mut().poll(cx).is_ready() {
+        let deadline = self.deadline;
+        let sleep = self
+            .sleep
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+        if sleep.as_mut().poll(cx).is_ready() {
             self.expired = true;
             return Poll::Ready(Some(Err(PayloadError::Io(std::io::Error::new(
                 std::io::ErrorKind::TimedOut,
@@ -66,7 +73,8 @@ pub async fn middleware(
     let inner = req.take_payload();
     let deadline = Deadline {
         inner,
-        sleep: Box::pin(tokio::time::sleep(timeout)),
+        deadline: tokio::time::Instant::now() + timeout,
+        sleep: None,
         expired: false,
     };
     let boxed: Pin<Box<dyn Stream<Item = Result<Bytes, PayloadError>>>> = Box::pin(deadline);

@@ -58,7 +58,8 @@ pub async fn middleware(
     let millis = started.elapsed().as_secs_f64() * 1000.0;
     match result {
         Ok(mut res) => {
-            let status = res.status().as_u16();
+            let code = res.status();
+            let status = code.as_u16();
             // The route's pattern, not its path, so that game ids do not explode the label
             // space.
             let route = res
@@ -69,7 +70,7 @@ pub async fn middleware(
             let metrics = &super::metrics::METRICS;
             metrics
                 .requests
-                .with_label_values(&[route, method_label, &status.to_string()])
+                .with_label_values(&[route, method_label, code.as_str()])
                 .inc();
             metrics
                 .latency

@@ -1,5 +1,6 @@
 //! CPU-heavy searches run off the async workers, on a bounded pool with a bounded queue: when
-//! both are full the answer is `503` with `Retry-After` at once, never an unbounded wait.
+//! both are full the answer is `503` with `Retry-After` at once, never an unbounded wait. The
+//! searches run below the requests' priority (`search_priority`).
 
 use std::sync::Arc;
 
@@ -13,15 +14,18 @@ pub struct AnalysisPool {
     /// Permits for running jobs.
     running: Arc<Semaphore>,
     capacity: usize,
+    /// The search threads' nice value.
+    nice: i32,
 }
 
 impl AnalysisPool {
-    pub fn new(workers: usize, queue: usize) -> AnalysisPool {
+    pub fn new(workers: usize, queue: usize, nice: i32) -> AnalysisPool {
         let workers = workers.max(1);
         AnalysisPool {
             admitted: Arc::new(Semaphore::new(workers + queue)),
             running: Arc::new(Semaphore::new(workers)),
             capacity: workers + queue,
+            nice,
         }
     }
 
@@ -53,11 +57,32 @@ impl AnalysisPool {
             .acquire_owned()
             .await
             .expect("the pool's semaphore is never closed");
+        let nice = self.nice;
         tokio::task::spawn_blocking(move || {
             let _permits = (admitted, running);
+            super::search_priority::lower(nice);
             job()
         })
         .await
         .map_err(|e| ApiError::new(ErrorCode::Internal, format!("analysis failed: {e}")))
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use crate::service::search_priority::own_nice;
+
+    #[tokio::test]
+    async fn searches_run_below_the_requests_priority() {
+        let requests = own_nice();
+        let pool = AnalysisPool::new(1, 0, 12);
+        let search = pool.run(own_nice).await.expect("the pool is free");
+        assert_eq!(search, 12.max(requests));
+        assert_eq!(
+            own_nice(),
+            requests,
+            "the caller's thread keeps its priority"
+        );
     }
 }

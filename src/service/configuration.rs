@@ -68,6 +68,11 @@ pub struct ServeArgs {
     /// Most nodes an analysis may search.
     #[arg(long, env = "PILLARZ_ANALYSIS_MAX_NODES", default_value_t = 20_000_000)]
     pub analysis_max_nodes: u64,
+    /// Nice value of the threads that search (analyses, engine seats): 0 to 19, higher
+    /// yields more. Requests then go first when the cores are busy (Linux; 0: as requests).
+    #[arg(long, env = "PILLARZ_SEARCH_NICE", default_value_t = 10,
+          value_parser = clap::value_parser!(i32).range(0..=19))]
+    pub search_nice: i32,
     /// Engine seats thinking at once in this replica (0: one per core).
     #[arg(long, env = "PILLARZ_ENGINE_THREADS", default_value_t = 0)]
     pub engine_threads: usize,
@@ -151,6 +156,8 @@ pub struct Settings {
     pub json_logs: bool,
     pub events_heartbeat: Duration,
     pub analysis: AnalysisSettings,
+    /// Nice value of the search threads (`search_priority`).
+    pub search_nice: i32,
     /// Engine seats thinking at once.
     pub engine_threads: usize,
     /// Of those, the most that games without a person may hold.
@@ -292,6 +299,7 @@ impl Settings {
                     max_time_ms: args.analysis_max_movetime_ms,
                 },
             },
+            search_nice: args.search_nice,
             engine_threads,
             engine_only_threads,
             cache_bytes: args.cache_mb * 1024 * 1024,
@@ -327,6 +335,7 @@ impl Settings {
                     max_time_ms: 5000,
                 },
             },
+            search_nice: 10,
             engine_threads: 2,
             engine_only_threads: 1,
             cache_bytes: 16 * 1024 * 1024,

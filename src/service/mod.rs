@@ -22,6 +22,7 @@ pub mod redact;
 pub mod request_id;
 mod respond;
 pub mod routes;
+pub mod search_priority;
 pub mod startup;
 pub mod state;
 pub mod store;

@@ -35,7 +35,11 @@ impl AppState {
         AppState {
             store,
             cache,
-            analysis: AnalysisPool::new(settings.analysis.workers, settings.analysis.queue),
+            analysis: AnalysisPool::new(
+                settings.analysis.workers,
+                settings.analysis.queue,
+                settings.search_nice,
+            ),
             engine_seats: EngineSeats::new(
                 settings.engine_threads,
                 settings.engine_only_threads,

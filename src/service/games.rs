@@ -142,6 +142,9 @@ pub async fn read(state: &web::Data<AppState>, id: GameId) -> Result<(Arc<Loaded
     let mut current = fresh(state, id, state.cache.get(id).as_ref()).await?;
     for _ in 0..MAX_ATTEMPTS {
         let now = state.store.clock().now_ms();
+        if !current.game.flag_fell(now) {
+            return Ok((current, now));
+        }
         let mut game = current.game.clone();
         let Some(flag) = game.settle_clock(now) else {
             return Ok((current, now));

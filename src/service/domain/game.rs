@@ -389,16 +389,21 @@ impl StoredGame {
         self.live.changed_at = now;
     }
 
+    /// Whether the game is on and the side to move has run out of time by `now`.
+    pub fn flag_fell(&self, now: u64) -> bool {
+        !self.is_finished()
+            && self.header.time_control.is_some()
+            && now.saturating_sub(self.live.turn_started_at)
+                >= self.live.remaining_ms[self.rules.turn().index()]
+    }
+
     /// Ends the game on time if the side to move has run out by `now`: the change, if any.
     pub fn settle_clock(&mut self, now: u64) -> Option<Change> {
-        if self.is_finished() || self.header.time_control.is_none() {
+        if !self.flag_fell(now) {
             return None;
         }
         let mover = self.rules.turn();
         let left = self.live.remaining_ms[mover.index()];
-        if now.saturating_sub(self.live.turn_started_at) < left {
-            return None;
-        }
         let flag = self.live.turn_started_at + left;
         self.live.remaining_ms[mover.index()] = 0;
         self.live.turn_started_at = flag;

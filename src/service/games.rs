@@ -294,7 +294,11 @@ pub async fn write(
                 Ok(made) => (made, true),
                 // Refused on a cached game: make sure the refusal still holds.
                 Err(_) if !confirmed => {
+                    let cached = current.game.version();
                     current = fresh(state, id, Some(&current)).await?;
+                    if current.game.version() != cached {
+                        METRICS.stale_cache_refreshes.inc();
+                    }
                     confirmed = true;
                     continue;
                 }

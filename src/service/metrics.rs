@@ -14,6 +14,7 @@ pub struct Metrics {
     pub latency: HistogramVec,
     pub moves_applied: IntCounter,
     pub cas_conflicts: IntCounter,
+    pub stale_cache_refreshes: IntCounter,
     pub engine_failures: IntCounter,
     pub store_errors: IntCounter,
     pub store_games: IntGauge,
@@ -44,6 +45,12 @@ fn build() -> Metrics {
     let cas_conflicts = IntCounter::new(
         "cas_conflicts_total",
         "Writes that lost a compare-and-set race and were recomputed",
+    )
+    .expect("valid");
+    let stale_cache_refreshes = IntCounter::new(
+        "stale_cache_refreshes_total",
+        "Writes refused on this replica's cached game whose fresh read found a newer version \
+         (another replica wrote since): each cost a second round trip to the store",
     )
     .expect("valid");
     let engine_failures = IntCounter::new(
@@ -82,6 +89,7 @@ fn build() -> Metrics {
         Box::new(latency.clone()),
         Box::new(moves_applied.clone()),
         Box::new(cas_conflicts.clone()),
+        Box::new(stale_cache_refreshes.clone()),
         Box::new(engine_failures.clone()),
         Box::new(store_errors.clone()),
         Box::new(store_games.clone()),
@@ -100,6 +108,7 @@ fn build() -> Metrics {
         latency,
         moves_applied,
         cas_conflicts,
+        stale_cache_refreshes,
         engine_failures,
         store_errors,
         store_games,

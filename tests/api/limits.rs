@@ -1,5 +1,6 @@
 //! Requests with limits: a body that trickles in times out, the method never becomes an
-//! unbounded metric label, compare-and-set conflicts are counted.
+//! unbounded metric label, compare-and-set conflicts and refreshes of stale cached games are
+//! counted.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -113,9 +114,13 @@ async fn unknown_methods_share_one_metric_label() {
 }
 
 fn cas_conflicts(metrics: &str) -> f64 {
+    counter(metrics, "pillarz_cas_conflicts_total")
+}
+
+fn counter(metrics: &str, name: &str) -> f64 {
     metrics
         .lines()
-        .find(|l| l.starts_with("pillarz_cas_conflicts_total"))
+        .find(|l| l.starts_with(name))
         .and_then(|l| l.rsplit(' ').next())
         .and_then(|v| v.parse().ok())
         .unwrap_or(0.0)
@@ -155,4 +160,29 @@ async fn compare_and_set_conflicts_are_counted() {
         }
     }
     panic!("80 racing writes and not one compare-and-set conflict was counted");
+}
+
+/// A move sent to a replica whose cached game is behind another replica's write is played
+/// after one fresh read, and that read is counted (metrics are per process: the count only
+/// grows, whoever else adds to it).
+#[tokio::test]
+async fn stale_cached_games_are_refreshed_and_counted() {
+    const NAME: &str = "pillarz_stale_cache_refreshes_total";
+    let redis = RedisServer::start();
+    let a = TestApp::spawn_with(settings_for(Some(&redis), "stale")).await;
+    let b = TestApp::spawn_with(settings_for(Some(&redis), "stale")).await;
+    let created = a.create(json!({"game": "pillarz"})).await;
+    let id = &created.game.id;
+    // b keeps the game at ply 0; a plays the first move.
+    let first = b.legal_moves(id).await[0].clone();
+    let before = counter(&b.get("/metrics").await.text().await.unwrap(), NAME);
+    let response = a.play(id, &created.tokens[&Seat::P1], &first).await;
+    assert_eq!(response.status(), 200);
+    let reply = a.legal_moves(id).await[0].clone();
+    // On b's copy it is not P2's turn: b reads the game again, then plays the move.
+    let response = b.play(id, &created.tokens[&Seat::P2], &reply).await;
+    assert_eq!(response.status(), 200, "{}", response.text().await.unwrap());
+    assert_eq!(b.view(id).await.ply, 2);
+    let after = counter(&b.get("/metrics").await.text().await.unwrap(), NAME);
+    assert!(after > before, "{NAME}: {before} before, {after} after");
 }

@@ -57,10 +57,8 @@ impl AnalysisPool {
             .acquire_owned()
             .await
             .expect("the pool's semaphore is never closed");
-        let nice = self.nice;
-        tokio::task::spawn_blocking(move || {
+        super::search_priority::spawn(self.nice, move || {
             let _permits = (admitted, running);
-            super::search_priority::lower(nice);
             job()
         })
         .await

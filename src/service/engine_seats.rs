@@ -164,9 +164,7 @@ async fn think_and_play(
         ^ ply.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let thinker = state.engine_seats.thinker.clone();
     let mut engine = state.engine_seats.take_engine(id, seat, game.kind());
-    let nice = state.settings.search_nice;
-    let search = tokio::task::spawn_blocking(move || {
-        super::search_priority::lower(nice);
+    let search = super::search_priority::spawn(state.settings.search_nice, move || {
         let mv = thinker(&mut engine, &rules, level, seed);
         (engine, mv)
     })

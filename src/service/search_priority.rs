@@ -21,6 +21,17 @@ thread_local! {
     static NICE: Cell<Option<i32>> = const { Cell::new(None) };
 }
 
+/// Runs a search on tokio's blocking pool, on a thread at nice `nice` (see [`lower`]).
+pub fn spawn<T: Send + 'static>(
+    nice: i32,
+    search: impl FnOnce() -> T + Send + 'static,
+) -> tokio::task::JoinHandle<T> {
+    tokio::task::spawn_blocking(move || {
+        lower(nice);
+        search()
+    })
+}
+
 /// Lowers the calling thread's priority to `nice` (0 to 19) unless it is that low already;
 /// never raises it. Failing to lower it is not an error: the search runs as it would have.
 pub fn lower(nice: i32) {

@@ -78,23 +78,24 @@ echo "== redis-benchmark against the same Redis =="
 redis-benchmark -p "$redis_port" -t set -n 200000 -c 50 -q | tee "$work/redis.txt"
 # The move script's shape: the same reads, writes, appends, index, stream, answer and publish.
 shape="local t = redis.call('TIME')
-local v = redis.call('HGET', KEYS[1], 'v')
+local g = redis.call('HMGET', KEYS[1], 'v', 'w')
 local saved = redis.call('HGET', KEYS[3], ARGV[1])
-local w = redis.call('HGET', KEYS[1], 'w') or ''
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'w', string.sub(ARGV[1] .. ' ' .. w, 1, 33))
-redis.call('HSET', KEYS[1], 'm', string.sub((redis.call('HGET', KEYS[1], 'm') or '') .. ARGV[4] .. ' ', -400))
+local w = string.sub(ARGV[1] .. ' ' .. (g[2] or ''), 1, 33)
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'w', w, 'd', ARGV[5])
 redis.call('ZADD', KEYS[4], ARGV[5], KEYS[1])
 redis.call('PEXPIRE', KEYS[4], 600000)
 redis.call('PEXPIRE', KEYS[1], 600000)
 redis.call('RPUSH', KEYS[2], ARGV[6])
 redis.call('PEXPIRE', KEYS[2], 600000)
+redis.call('PEXPIRE', KEYS[5], 600000)
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[7])
 redis.call('PEXPIRE', KEYS[3], 600000)
 redis.call('PUBLISH', 'bench:changes', KEYS[1] .. ' ' .. ARGV[2])
 return {1, t[1]}"
 live='{"p":"00000/00o00x0/00000/00x00o0/00000 1","n":12,"rem":[597000,598000],"ts":1764571234567,"at":1764571234567}'
 redis-benchmark -p "$redis_port" -n 200000 -c 50 -r 100000 -q \
-  EVAL "$shape" 4 'bench:{__rand_int__}:g' 'bench:{__rand_int__}:e' 'bench:{__rand_int__}:i' 'bench:due' \
+  EVAL "$shape" 5 'bench:{__rand_int__}:g' 'bench:{__rand_int__}:e' 'bench:{__rand_int__}:i' 'bench:due' \
+  'bench:{__rand_int__}:r' \
   0123456789abcdef 13 "$live" 'b2-c3^d4' 1764571234567 '13 m 4523 b2-c3^d4 597000 598000' 'fingerpr13' \
   | tee "$work/eval.txt"
 sets=$(tr '\r' '\n' <"$work/redis.txt" | sed -n 's/^ *SET: \([0-9.]*\) requests per second.*/\1/p' | tail -n 1)

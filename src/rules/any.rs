@@ -159,6 +159,11 @@ impl AnyState {
         with_state!(self, s => s.position().turn())
     }
 
+    /// Whether the game keeps a history of repetition keys (its rules forbid repetition).
+    pub fn keeps_history(&self) -> bool {
+        with_state!(self, s => s.keeps_history())
+    }
+
     /// Repetition keys of the positions before the current one, oldest first.
     pub fn history(&self) -> &[u64] {
         with_state!(self, s => s.history())

@@ -64,6 +64,11 @@ impl<G: Game> GameState<G> {
         &self.position
     }
 
+    /// Whether this game keeps a history (its rules forbid repeating a position).
+    pub fn keeps_history(&self) -> bool {
+        G::FORBIDS_REPETITION
+    }
+
     /// Repetition keys of the positions before the current one, oldest first.
     pub fn history(&self) -> &[u64] {
         self.path.split_last().map_or(&[], |(_, before)| before)

@@ -1,8 +1,9 @@
 //! This replica's cache of recently used games, by version.
 //!
 //! Never trusted on its own: a read still asks the store whether the game moved on (one round
-//! trip that carries no game when it did not), and a write states the version it was computed
-//! from (the store refuses it, with the current game, when that is stale). What the cache
+//! trip that carries no game when it did not, and only what changed when it did), and a write
+//! states the version it was computed from (the store refuses it, with what changed since, when
+//! that is stale). What the cache
 //! saves is decoding the game, listing its legal moves, and, for writes, the read before the
 //! write: a move on a cached game costs one round trip to the store. It is bounded by the
 //! approximate bytes of what it holds.

@@ -120,7 +120,7 @@ async fn fresh(
 ) -> Result<Arc<Loaded>, ApiError> {
     let outcome = state
         .store
-        .read(&id.to_string(), known.map(|l| l.game.version()))
+        .read(&id.to_string(), known.map(|l| l.game.known()))
         .await?;
     match outcome {
         ReadOutcome::Missing => {
@@ -128,8 +128,9 @@ async fn fresh(
             Err(ApiError::game_not_found(&id.to_string()))
         }
         ReadOutcome::Unchanged => Ok(known.expect("unchanged from a known version").clone()),
-        ReadOutcome::Current(snapshot) => {
-            let loaded = Loaded::new(StoredGame::decode(id, &snapshot)?);
+        ReadOutcome::Current(newer) => {
+            let known = known.map(|l| &l.game);
+            let loaded = Loaded::new(StoredGame::from_newer(id, known, &newer)?);
             state.cache.put(&loaded);
             Ok(loaded)
         }
@@ -151,8 +152,8 @@ pub async fn read(state: &web::Data<AppState>, id: GameId) -> Result<(Arc<Loaded
         };
         match submit(state, &current, game, &flag, None, now).await? {
             Submitted::Applied(loaded) => return Ok((loaded, now)),
-            Submitted::Refused(WriteOutcome::Conflict(Some(snapshot))) => {
-                current = decoded(state, id, &snapshot)?;
+            Submitted::Refused(WriteOutcome::Conflict(Some(newer))) => {
+                current = decoded(state, id, &current, &newer)?;
             }
             Submitted::Refused(WriteOutcome::Conflict(None)) => {
                 return Err(ApiError::game_not_found(&id.to_string()));
@@ -163,14 +164,15 @@ pub async fn read(state: &web::Data<AppState>, id: GameId) -> Result<(Arc<Loaded
     Err(contention())
 }
 
-/// A game from a snapshot the store answered with (and into the cache).
+/// The game a refused write's answer holds (what is newer than `written_on`), into the cache.
 fn decoded(
     state: &AppState,
     id: GameId,
-    snapshot: &super::store::Snapshot,
+    written_on: &Loaded,
+    newer: &super::store::Newer,
 ) -> Result<Arc<Loaded>, ApiError> {
     METRICS.cas_conflicts.inc();
-    let loaded = Loaded::new(StoredGame::decode(id, snapshot)?);
+    let loaded = Loaded::new(StoredGame::from_newer(id, Some(&written_on.game), newer)?);
     state.cache.put(&loaded);
     Ok(loaded)
 }
@@ -198,7 +200,7 @@ async fn submit(
         .write(
             &id.to_string(),
             Write {
-                expected: current.game.version(),
+                expected: current.game.known(),
                 version: game.version(),
                 live: &live,
                 mv: made.mv.as_deref(),
@@ -337,8 +339,8 @@ pub async fn write(
             Submitted::Refused(WriteOutcome::Conflict(None)) => {
                 return Err(ApiError::game_not_found(&id.to_string()));
             }
-            Submitted::Refused(WriteOutcome::Conflict(Some(snapshot))) => {
-                current = decoded(state, id, &snapshot)?;
+            Submitted::Refused(WriteOutcome::Conflict(Some(newer))) => {
+                current = decoded(state, id, &current, &newer)?;
                 confirmed = true;
             }
             // The store's clock disagreed: its reply taught this replica the store's time.

@@ -154,8 +154,9 @@ async fn each_change_renews_an_unfinished_game_in_memory() {
     assert_problem(gone, 404, "game_not_found").await;
 }
 
-/// Storage grows by a few dozen bytes per ply: an event is the change, not the game again,
-/// and the game keeps its position and its repetition history instead of replaying moves.
+/// Storage grows by a few dozen bytes per ply: an event is the change, not the game again
+/// (and the log is the move list), and the game keeps its position and its repetition history
+/// instead of replaying moves.
 #[tokio::test]
 async fn storage_grows_linearly_with_the_plies() {
     let redis = RedisServer::start();
@@ -204,18 +205,26 @@ async fn storage_grows_linearly_with_the_plies() {
     }
     assert!(events.last().unwrap().contains(&last));
     let game = crate::helpers::redis_key("linear", &id, "g");
-    let (live, moves, history): (String, String, Vec<u8>) = redis::cmd("HMGET")
+    let (live, moves): (String, Option<String>) = redis::cmd("HMGET")
         .arg(&game)
         .arg("s")
         .arg("m")
-        .arg("r")
         .query(&mut conn)
         .unwrap();
     assert!(live.len() < 200, "the live part does not grow: {live}");
-    assert_eq!(moves.split_whitespace().count() as u64, plies);
+    assert_eq!(
+        moves, None,
+        "the log is the move list: the moves are not kept twice"
+    );
+    let history: Vec<u8> = redis::cmd("GET")
+        .arg(crate::helpers::redis_key("linear", &id, "r"))
+        .query(&mut conn)
+        .unwrap();
     assert_eq!(
         history.len() as u64,
         8 * plies,
         "one key per earlier position"
     );
+    let ttl = pttl(&mut conn, &crate::helpers::redis_key("linear", &id, "r"));
+    assert!(ttl > 0, "the history expires with its game ({ttl})");
 }

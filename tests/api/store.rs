@@ -9,12 +9,25 @@ use pillarz::api::Seat;
 use pillarz::rules::{AnyState, GameKind, Variants};
 use pillarz::service::domain::{GameId, SeatToken, StoredGame};
 use pillarz::service::store::{
-    Creation, MemoryStore, ReadOutcome, RedisStore, Store, StoreClock, Write, WriteOutcome,
+    Creation, MemoryStore, Newer, ReadOutcome, RedisStore, Store, StoreClock, Write, WriteOutcome,
 };
 
 use crate::helpers::RedisServer;
 
 const LIFETIME: Duration = Duration::from_secs(600);
+
+/// A store on `redis` under its own prefix.
+fn redis_store(redis: &RedisServer, prefix: &str) -> Store {
+    let store = RedisStore::new(
+        &redis.url(),
+        prefix,
+        None,
+        StoreClock::default(),
+        Duration::from_secs(3600),
+    )
+    .unwrap();
+    Store::Redis(Box::new(store))
+}
 
 async fn a_resent_write_answers_as_applied(store: Store) {
     let id = GameId::new_random();
@@ -42,7 +55,7 @@ async fn a_resent_write_answers_as_applied(store: Store) {
     let live = next.live_json();
     let event = next.encode(&change.event);
     let write = |write_id: &'static str| Write {
-        expected: 1,
+        expected: game.known(),
         version: 2,
         live: &live,
         mv: change.mv.as_deref(),
@@ -65,20 +78,30 @@ async fn a_resent_write_answers_as_applied(store: Store) {
     );
     // Another write computed from the same version is a conflict, with the current game.
     match store.write(&key, write("00000000000000bb")).await.unwrap() {
-        WriteOutcome::Conflict(Some(current)) => {
-            assert_eq!(current.version, 2);
-            assert_eq!(current.moves, "a1+b1 ", "the move is stored once");
+        WriteOutcome::Conflict(Some(newer)) => {
+            let current = StoredGame::from_newer(id, Some(&game), &newer).unwrap();
+            assert_eq!(current.snapshot(), next.snapshot());
+            assert_eq!(
+                current.moves().collect::<Vec<_>>(),
+                ["a1+b1"],
+                "stored once"
+            );
         }
         other => panic!("expected a conflict, got {other:?}"),
     }
     let ReadOutcome::Current(stored) = store.read(&key, None).await.unwrap() else {
         panic!("the game is there");
     };
-    assert_eq!(stored.moves, "a1+b1 ");
+    assert_eq!(
+        StoredGame::from_newer(id, None, &stored)
+            .unwrap()
+            .snapshot(),
+        next.snapshot()
+    );
     let events = store.events_after(&key, 0, 10).await.unwrap();
     assert_eq!(events.len(), 2, "one creation and one move: {events:?}");
     assert_eq!(
-        store.read(&key, Some(2)).await.unwrap(),
+        store.read(&key, Some(next.known())).await.unwrap(),
         ReadOutcome::Unchanged
     );
 }
@@ -86,19 +109,221 @@ async fn a_resent_write_answers_as_applied(store: Store) {
 #[tokio::test]
 async fn a_resent_write_answers_as_applied_redis() {
     let redis = RedisServer::start();
-    let store = RedisStore::new(
-        &redis.url(),
-        "resent",
-        None,
-        StoreClock::default(),
-        Duration::from_secs(3600),
-    )
-    .unwrap();
-    a_resent_write_answers_as_applied(Store::Redis(Box::new(store))).await;
+    a_resent_write_answers_as_applied(redis_store(&redis, "resent")).await;
 }
 
 #[tokio::test]
 async fn a_resent_write_answers_as_applied_memory() {
     let store = MemoryStore::new(10, StoreClock::default());
     a_resent_write_answers_as_applied(Store::Memory(Box::new(store))).await;
+}
+
+/// Stores an Alcazar game (a game with a repetition history) and plays `plies` moves on it
+/// through the store; returns every version of it, oldest first.
+async fn play_through(store: &Store, id: GameId, plies: usize) -> Vec<StoredGame> {
+    let key = id.to_string();
+    let tokens = [SeatToken::generate(), SeatToken::generate()];
+    let now = store.clock().now_ms();
+    let state = AnyState::new(GameKind::Alcazar, Variants::NONE, None).unwrap();
+    let game = StoredGame::create(id, state, None, [None, None], &tokens, now);
+    let created = store
+        .create(
+            &key,
+            Creation {
+                snapshot: &game.snapshot(),
+                event: &game.encode(&pillarz::service::domain::Event::Created { at: now }),
+                expire_after: LIFETIME,
+                due: None,
+                now,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(created, pillarz::service::store::CreateOutcome::Created);
+    let mut versions = vec![game];
+    for ply in 0..plies {
+        let current = versions.last().unwrap();
+        let mut next = current.clone();
+        let legal = next.rules().legal_moves();
+        let mv = &legal[(ply * 7) % legal.len()];
+        let change = next.play(next.rules().turn(), mv, now, 2000).unwrap();
+        let written = store
+            .write(
+                &key,
+                Write {
+                    expected: current.known(),
+                    version: next.version(),
+                    live: &next.live_json(),
+                    mv: change.mv.as_deref(),
+                    history_key: change.history_key,
+                    event: &next.encode(&change.event),
+                    expire_after: LIFETIME,
+                    answer: None,
+                    write_id: &format!("{ply:016x}"),
+                    due: None,
+                    now,
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!(written, WriteOutcome::Applied);
+        versions.push(next);
+    }
+    versions
+}
+
+/// A reader holding any earlier version (or none) gets exactly the current game: moves,
+/// history, live part and header, whether the store answers with the whole game or with what
+/// changed since; so does a writer whose write lost the race.
+async fn every_reader_gets_the_current_game(store: Store) {
+    let id = GameId::new_random();
+    let key = id.to_string();
+    let versions = play_through(&store, id, 24).await;
+    let last = versions.last().unwrap();
+    assert_eq!(
+        last.rules().history().len(),
+        24,
+        "Alcazar keeps a key per ply"
+    );
+    let ReadOutcome::Current(whole) = store.read(&key, None).await.unwrap() else {
+        panic!("the game is there");
+    };
+    assert_eq!(
+        StoredGame::from_newer(id, None, &whole).unwrap().snapshot(),
+        last.snapshot()
+    );
+    for held in &versions[..versions.len() - 1] {
+        let ReadOutcome::Current(newer) = store.read(&key, Some(held.known())).await.unwrap()
+        else {
+            panic!("version {} is not the current one", held.version());
+        };
+        let read = StoredGame::from_newer(id, Some(held), &newer).unwrap();
+        assert_eq!(read.snapshot(), last.snapshot(), "from {}", held.version());
+        let lost = store
+            .write(
+                &key,
+                Write {
+                    expected: held.known(),
+                    version: held.version() + 1,
+                    live: &held.live_json(),
+                    mv: None,
+                    history_key: None,
+                    event: "t 1 p1",
+                    expire_after: LIFETIME,
+                    answer: None,
+                    write_id: "00000000000000cc",
+                    due: None,
+                    now: store.clock().now_ms(),
+                },
+            )
+            .await
+            .unwrap();
+        let WriteOutcome::Conflict(Some(newer)) = lost else {
+            panic!("a stale write is a conflict: {lost:?}");
+        };
+        let current = StoredGame::from_newer(id, Some(held), &newer).unwrap();
+        assert_eq!(
+            current.snapshot(),
+            last.snapshot(),
+            "from {}",
+            held.version()
+        );
+    }
+    assert_eq!(
+        store.read(&key, Some(last.known())).await.unwrap(),
+        ReadOutcome::Unchanged
+    );
+}
+
+#[tokio::test]
+async fn every_reader_gets_the_current_game_redis() {
+    let redis = RedisServer::start();
+    every_reader_gets_the_current_game(redis_store(&redis, "since")).await;
+}
+
+#[tokio::test]
+async fn every_reader_gets_the_current_game_memory() {
+    let store = MemoryStore::new(10, StoreClock::default());
+    every_reader_gets_the_current_game(Store::Memory(Box::new(store))).await;
+}
+
+/// Only what is newer crosses the wire: a reader one move behind gets one event and one
+/// key, not the game's whole log and history.
+#[tokio::test]
+async fn a_reader_one_move_behind_gets_one_event() {
+    let redis = RedisServer::start();
+    let store = redis_store(&redis, "delta");
+    let id = GameId::new_random();
+    let versions = play_through(&store, id, 30).await;
+    let held = &versions[versions.len() - 2];
+    let ReadOutcome::Current(Newer::Logged(logged)) = store
+        .read(&id.to_string(), Some(held.known()))
+        .await
+        .unwrap()
+    else {
+        panic!("the Redis store answers from its log");
+    };
+    assert_eq!((logged.after, logged.version), (30, 31));
+    assert_eq!(logged.header, None);
+    assert_eq!(logged.events.len(), 1, "{:?}", logged.events);
+    assert_eq!(logged.history.len(), 8, "one key");
+}
+
+/// A game stored by an earlier build (its moves in the field `m`, its keys in the field `r`)
+/// is read whole and from any version: its history is the field `r` followed by the key `r`.
+#[tokio::test]
+async fn a_game_in_the_earlier_layout_is_read_whole_and_from_any_version() {
+    let redis = RedisServer::start();
+    let prefix = "earlier";
+    let store = redis_store(&redis, prefix);
+    let id = GameId::new_random();
+    let key = id.to_string();
+    let versions = play_through(&store, id, 12).await;
+    // Rewrite it as the earlier layout stored it: moves and keys in the hash.
+    let client = redis::Client::open(redis.url()).unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let shard = &key[..2];
+    let base = format!("{prefix}:{{{shard}}}:{key}");
+    let old = &versions[8];
+    let old_keys: Vec<u8> = old
+        .rules()
+        .history()
+        .iter()
+        .flat_map(|k| k.to_le_bytes())
+        .collect();
+    let moves: String = versions[12].moves().map(|m| format!("{m} ")).collect();
+    let () = redis::cmd("HSET")
+        .arg(format!("{base}:g"))
+        .arg("m")
+        .arg(moves)
+        .arg("r")
+        .arg(old_keys)
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    // The keys after version 9 were appended to the key `r` by this build.
+    let newer_keys: Vec<u8> = versions[12].rules().history()[old.rules().history().len()..]
+        .iter()
+        .flat_map(|k| k.to_le_bytes())
+        .collect();
+    let () = redis::cmd("SET")
+        .arg(format!("{base}:r"))
+        .arg(newer_keys)
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    let last = &versions[12];
+    let ReadOutcome::Current(whole) = store.read(&key, None).await.unwrap() else {
+        panic!("the game is there");
+    };
+    let read = StoredGame::from_newer(id, None, &whole).unwrap();
+    assert_eq!(read.snapshot(), last.snapshot());
+    for held in &versions[..12] {
+        let ReadOutcome::Current(newer) = store.read(&key, Some(held.known())).await.unwrap()
+        else {
+            panic!("not current");
+        };
+        let read = StoredGame::from_newer(id, Some(held), &newer).unwrap();
+        assert_eq!(read.snapshot(), last.snapshot(), "from {}", held.version());
+    }
 }

@@ -96,6 +96,18 @@ impl Event {
         out
     }
 
+    /// The move a stored line records, if it records one, read without decoding the rest
+    /// (how a game's move list is read off its log).
+    pub fn move_of(line: &str) -> Result<Option<&str>, String> {
+        match line.split_once(' ') {
+            Some(("m", rest)) => match rest.split(' ').nth(1) {
+                Some(mv) if !mv.is_empty() => Ok(Some(mv)),
+                _ => Err(format!("a move event without its move: {line:?}")),
+            },
+            _ => Ok(None),
+        }
+    }
+
     /// Reads back the stored line of `version` of a game created at `t0`; `None` if it is
     /// not one.
     pub fn decode(line: &str, version: u64, t0: u64) -> Option<Event> {

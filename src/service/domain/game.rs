@@ -5,7 +5,9 @@
 //! moves so far, and the repetition keys of the earlier positions (Alcazar only). A request
 //! rebuilds the rules state from the position and those keys, never by replaying moves, so its
 //! cost does not grow with the game's length; every change appends one move and one key at
-//! most, so the store can append instead of rewriting.
+//! most, so the store can append instead of rewriting. A store may keep the moves as its event
+//! log (a move's event carries the move) and answer a reader with only what is newer than the
+//! version it holds ([`Logged`]): the reader's copy plus that is the game.
 //!
 //! Clocks are computed lazily from `turn_started_at`: no timers run here. Every change is one
 //! [`Event`], and the live part after a version follows from that version's event alone (with
@@ -96,6 +98,40 @@ pub struct Snapshot {
     pub history: Vec<u8>,
 }
 
+/// A game from the store's event log: what changed after version `after` (0: everything),
+/// so that a reader who holds version `after` receives only that, whatever the game's length.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Logged {
+    pub version: u64,
+    pub after: u64,
+    /// The header: present exactly when `after` is 0.
+    pub header: Option<String>,
+    /// The live part of `version`, as JSON.
+    pub live: String,
+    /// The stored events of versions `after + 1 ..= version`, oldest first (a move's event
+    /// carries the move: the log is the move list).
+    pub events: Vec<String>,
+    /// The repetition keys added after `after`, 8 bytes each, little-endian.
+    pub history: Vec<u8>,
+}
+
+/// A newer version of a game than its reader held, in whichever form the store keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Newer {
+    /// The whole game (the embedded store keeps games so).
+    Whole(Snapshot),
+    /// The game's log since the reader's version (the Redis store).
+    Logged(Logged),
+}
+
+/// What a reader holds of a game, for the store to answer with only what is newer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Known {
+    pub version: u64,
+    /// How many repetition keys the history holds (`None`: the game keeps no history).
+    pub history_keys: Option<usize>,
+}
+
 /// What one change adds to a game, besides its new live part.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Change {
@@ -163,6 +199,17 @@ fn corrupt(id: GameId, why: impl std::fmt::Display) -> ApiError {
     }
 }
 
+/// Stored repetition keys (8 bytes each, little-endian).
+fn keys(id: GameId, bytes: &[u8]) -> Result<Vec<u64>, ApiError> {
+    if !bytes.len().is_multiple_of(8) {
+        return Err(corrupt(id, "history is not a whole number of keys"));
+    }
+    Ok(bytes
+        .chunks_exact(8)
+        .map(|k| u64::from_le_bytes(k.try_into().expect("8 bytes")))
+        .collect())
+}
+
 impl StoredGame {
     /// A new game (version 1) whose seats take these tokens. `engine_seats` are the engine
     /// levels of the seats the service plays (their tokens are never handed out).
@@ -207,30 +254,102 @@ impl StoredGame {
     /// Rebuilds a game from the store: parses its position and history, replays nothing.
     pub fn decode(id: GameId, stored: &Snapshot) -> Result<StoredGame, ApiError> {
         let header: Header = serde_json::from_str(&stored.header).map_err(|e| corrupt(id, e))?;
-        let live: Live = serde_json::from_str(&stored.live).map_err(|e| corrupt(id, e))?;
+        StoredGame::assemble(
+            id,
+            stored.version,
+            Arc::new(header),
+            &stored.live,
+            stored.moves.clone(),
+            keys(id, &stored.history)?,
+        )
+    }
+
+    /// The game as the store answered a reader who held `known` (if anything).
+    pub fn from_newer(
+        id: GameId,
+        known: Option<&StoredGame>,
+        newer: &Newer,
+    ) -> Result<StoredGame, ApiError> {
+        match newer {
+            Newer::Whole(snapshot) => StoredGame::decode(id, snapshot),
+            Newer::Logged(logged) => StoredGame::from_log(id, known, logged),
+        }
+    }
+
+    /// A game from its log: the whole game (`after` 0, with its header), or `known` (which
+    /// must be version `after`) followed by what changed since. Either way nothing is
+    /// replayed: the moves are read off the events, the rules state is rebuilt from the live
+    /// position and the history, as [`StoredGame::decode`] does.
+    pub fn from_log(
+        id: GameId,
+        known: Option<&StoredGame>,
+        logged: &Logged,
+    ) -> Result<StoredGame, ApiError> {
+        let (header, mut moves, mut history) = match (&logged.header, known) {
+            (Some(header), _) if logged.after == 0 => {
+                let header: Header = serde_json::from_str(header).map_err(|e| corrupt(id, e))?;
+                (Arc::new(header), String::new(), Vec::new())
+            }
+            (None, Some(known)) if known.version == logged.after => (
+                known.header.clone(),
+                known.moves.clone(),
+                known.rules.history().to_vec(),
+            ),
+            _ => {
+                return Err(corrupt(
+                    id,
+                    "a log that follows no version the reader holds",
+                ));
+            }
+        };
+        if logged.after + logged.events.len() as u64 != logged.version {
+            return Err(corrupt(id, "the log misses versions"));
+        }
+        for line in &logged.events {
+            if let Some(mv) = Event::move_of(line).map_err(|e| corrupt(id, e))? {
+                moves.push_str(mv);
+                moves.push(' ');
+            }
+        }
+        history.extend(keys(id, &logged.history)?);
+        StoredGame::assemble(id, logged.version, header, &logged.live, moves, history)
+    }
+
+    fn assemble(
+        id: GameId,
+        version: u64,
+        header: Arc<Header>,
+        live: &str,
+        moves: String,
+        history: Vec<u64>,
+    ) -> Result<StoredGame, ApiError> {
+        let live: Live = serde_json::from_str(live).map_err(|e| corrupt(id, e))?;
         let kind = header.game;
         let variants = kind
             .with_variants(&header.variants)
             .map_err(|e| corrupt(id, e))?;
-        if !stored.history.len().is_multiple_of(8) {
-            return Err(corrupt(id, "history is not a whole number of keys"));
-        }
-        let history = stored
-            .history
-            .chunks_exact(8)
-            .map(|k| u64::from_le_bytes(k.try_into().expect("8 bytes")))
-            .collect();
         let rules = AnyState::resume(kind, variants, Some(&live.position), history)
             .map_err(|e| corrupt(id, e))?;
         Ok(StoredGame {
             id,
-            version: stored.version,
+            version,
             kind,
-            header: Arc::new(header),
+            header,
             live,
-            moves: stored.moves.clone(),
+            moves,
             rules,
         })
+    }
+
+    /// What a reader holding this game knows of it (see [`Known`]).
+    pub fn known(&self) -> Known {
+        Known {
+            version: self.version,
+            history_keys: self
+                .rules
+                .keeps_history()
+                .then(|| self.rules.history().len()),
+        }
     }
 
     /// The whole stored form (for creating the game).
@@ -791,5 +910,90 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The log of `game` after version `after`, as a store keeps it.
+    fn log_after(game: &StoredGame, events: &[(u64, Event)], after: u64) -> Logged {
+        let history = game.rules.history();
+        let earlier = events.iter().filter(|(v, _)| *v <= after).count();
+        let keys_before = if game.rules.keeps_history() {
+            earlier.saturating_sub(1)
+        } else {
+            0
+        };
+        Logged {
+            version: game.version,
+            after,
+            header: (after == 0).then(|| serde_json::to_string(&*game.header).unwrap()),
+            live: game.live_json(),
+            events: events
+                .iter()
+                .filter(|(v, _)| *v > after)
+                .map(|(_, e)| game.encode(e))
+                .collect(),
+            history: history[keys_before.min(history.len())..]
+                .iter()
+                .flat_map(|k| k.to_le_bytes())
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_game_from_its_log_is_the_game_from_any_version_on() {
+        for kind in GameKind::ALL {
+            let mut game = game(kind, true);
+            let mut versions = vec![game.clone()];
+            let mut events = vec![(1, Event::Created { at: 1_000 })];
+            for ply in 0..10 {
+                let moves = game.rules().legal_moves();
+                let Some(mv) = moves.get(ply % moves.len().max(1)) else {
+                    break;
+                };
+                let change = game
+                    .play(game.rules().turn(), mv, 2_000 + ply as u64, 2000)
+                    .unwrap();
+                events.push((game.version(), change.event));
+                versions.push(game.clone());
+            }
+            for held in &versions {
+                let logged = log_after(&game, &events, held.version());
+                let read = StoredGame::from_log(game.id(), Some(held), &logged).unwrap();
+                assert_eq!(
+                    read.snapshot(),
+                    game.snapshot(),
+                    "{kind} from {}",
+                    held.version()
+                );
+            }
+            let whole = log_after(&game, &events, 0);
+            let read = StoredGame::from_log(game.id(), None, &whole).unwrap();
+            assert_eq!(read.snapshot(), game.snapshot(), "{kind} whole");
+        }
+    }
+
+    #[test]
+    fn a_log_that_does_not_follow_the_held_version_is_refused() {
+        let mut game = game(GameKind::Pillarz, false);
+        let held = game.clone();
+        let mut events = vec![(1, Event::Created { at: 1_000 })];
+        for ply in 0..3 {
+            let mv = game.rules().legal_moves()[0].clone();
+            let change = game
+                .play(game.rules().turn(), &mv, 2_000 + ply, 2000)
+                .unwrap();
+            events.push((game.version(), change.event));
+        }
+        let mut missing = log_after(&game, &events, 1);
+        missing.events.remove(1);
+        assert!(StoredGame::from_log(game.id(), Some(&held), &missing).is_err());
+        let other = log_after(&game, &events, 2);
+        assert!(
+            StoredGame::from_log(game.id(), Some(&held), &other).is_err(),
+            "a log after version 2 cannot follow version 1"
+        );
+        assert!(
+            StoredGame::from_log(game.id(), None, &other).is_err(),
+            "no header"
+        );
     }
 }

@@ -9,7 +9,7 @@ mod seat_token;
 mod time_control;
 
 pub use event::Event;
-pub use game::{Change, Snapshot, StoredGame};
+pub use game::{Change, Known, Logged, Newer, Snapshot, StoredGame};
 pub use game_id::GameId;
 pub use idempotency_key::IdempotencyKey;
 pub use seat_token::SeatToken;

@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use super::clock::StoreClock;
 use super::{
-    Changes, CreateOutcome, Creation, ReadOutcome, Snapshot, StoreError, Write, WriteOutcome,
+    Changes, CreateOutcome, Creation, Known, Newer, ReadOutcome, Snapshot, StoreError, Write,
+    WriteOutcome,
 };
 use crate::service::metrics::METRICS;
 
@@ -158,12 +159,14 @@ impl MemoryStore {
         Ok(CreateOutcome::Created)
     }
 
-    pub fn read(&self, id: &str, known: Option<u64>) -> ReadOutcome {
+    pub fn read(&self, id: &str, known: Option<Known>) -> ReadOutcome {
         let mut inner = self.lock();
         match inner.live(id) {
             None => ReadOutcome::Missing,
-            Some(game) if Some(game.snapshot.version) == known => ReadOutcome::Unchanged,
-            Some(game) => ReadOutcome::Current(game.snapshot.clone()),
+            Some(game) if Some(game.snapshot.version) == known.map(|k| k.version) => {
+                ReadOutcome::Unchanged
+            }
+            Some(game) => ReadOutcome::Current(Newer::Whole(game.snapshot.clone())),
         }
     }
 
@@ -180,8 +183,8 @@ impl MemoryStore {
         if game.recent_writes.iter().any(|r| r == w.write_id) {
             return WriteOutcome::Applied;
         }
-        if game.snapshot.version != w.expected {
-            return WriteOutcome::Conflict(Some(game.snapshot.clone()));
+        if game.snapshot.version != w.expected.version {
+            return WriteOutcome::Conflict(Some(Newer::Whole(game.snapshot.clone())));
         }
         game.snapshot.version = w.version;
         game.snapshot.live = w.live.to_string();

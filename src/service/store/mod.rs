@@ -1,14 +1,15 @@
 //! Where games live between requests: Redis in production, or an embedded in-memory store.
 //!
-//! The store knows nothing about the rules. Per game it keeps a [`Snapshot`] (the header, the
-//! live part, the moves, the repetition history) under a version number, the game's event log,
-//! the answers to idempotent requests, and an entry in a due index. A write replaces the live
-//! part only if the version is still the one the writer computed from (a compare-and-set),
-//! appending the move, the history key and the event, saving the idempotent answer, updating
-//! the due index and announcing the change, all in one atomic step (one Lua script in Redis,
-//! one lock in memory). That is how replicas that share a store never lose or duplicate a
-//! move, and how a move costs one round trip: a conflicting write gets the current game back in
-//! the same reply.
+//! The store knows nothing about the rules. Per game it keeps the header, the live part and the
+//! repetition history under a version number, the game's event log (whose move events are the
+//! move list), the answers to idempotent requests, and an entry in a due index. A write
+//! replaces the live part only if the version is still the one the writer computed from (a
+//! compare-and-set), appending the event (and the history key), saving the idempotent answer,
+//! updating the due index and announcing the change, all in one atomic step (one Lua script in
+//! Redis, one lock in memory). That is how replicas that share a store never lose or duplicate
+//! a move, and how a move costs one round trip: a conflicting write gets the current game back
+//! in the same reply. Every append is O(1) and a reader that holds an earlier version gets only
+//! what is newer ([`Newer`]), so neither grows with the game's length.
 //!
 //! Both stores give every key a lifetime, and both take "now" from one clock (see [`clock`]).
 
@@ -25,7 +26,7 @@ pub use clock::StoreClock;
 pub use memory::MemoryStore;
 pub use redis::RedisStore;
 
-pub use crate::service::domain::Snapshot;
+pub use crate::service::domain::{Known, Logged, Newer, Snapshot};
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
@@ -51,8 +52,9 @@ pub struct SavedAnswer<'a> {
 /// One change to write.
 #[derive(Debug, Clone)]
 pub struct Write<'a> {
-    /// The version the change was computed from.
-    pub expected: u64,
+    /// The version the change was computed from (and its history's length, so that a
+    /// conflict answers with only what is newer).
+    pub expected: Known,
     /// The version it makes.
     pub version: u64,
     /// The new live part.
@@ -82,8 +84,9 @@ pub enum WriteOutcome {
     Applied,
     /// The slot of the answer held one already: this saved value.
     Saved(Vec<u8>),
-    /// Someone wrote first: the game as it is now (`None`: it is gone).
-    Conflict(Option<Snapshot>),
+    /// Someone wrote first: the game as it is now, from the writer's version (`None`: it is
+    /// gone).
+    Conflict(Option<Newer>),
     /// The write's time was too far from the store's: recompute at the store's time.
     Skewed,
 }
@@ -94,7 +97,7 @@ pub enum ReadOutcome {
     Missing,
     /// Still at the version the reader knew.
     Unchanged,
-    Current(Snapshot),
+    Current(Newer),
 }
 
 /// A new game to store.
@@ -153,8 +156,8 @@ impl Store {
         }
     }
 
-    /// The game, unless it is still at version `known`.
-    pub async fn read(&self, id: &str, known: Option<u64>) -> Result<ReadOutcome, StoreError> {
+    /// The game, unless it is still at the version the reader holds (`known`).
+    pub async fn read(&self, id: &str, known: Option<Known>) -> Result<ReadOutcome, StoreError> {
         match self {
             Store::Memory(s) => Ok(s.read(id, known)),
             Store::Redis(s) => s.read(id, known).await,

@@ -1,14 +1,23 @@
 //! The Redis store.
 //!
 //! Per game `<prefix>:{<s>}:<id>:` followed by `g` (a hash: `v` version, `c` header, `s` live
-//! part, `m` moves, `r` repetition history, `d` due time, `w` recent write ids), `e` (the event
-//! log: a list with one `<version> <event>` line per version, so version `v` is at index
-//! `v - 1`; a list rather than a stream, which would preallocate 4 KB per game), `i` (saved
-//! idempotent answers) and `l` (the engine seat's lease); and per shard `<prefix>:{<s>}:due`, a sorted set of game ids by due
-//! time. `<s>` is the shard: the first two hex digits of the id. The hash tag `{<s>}` puts a
-//! game's keys and its shard's index in one Redis Cluster slot, so every script touches one
-//! slot only, and the index is updated in the same atomic step as the game; 256 shards spread
-//! the games over a cluster's nodes.
+//! part, `d` due time, `w` recent write ids), `e` (the event log: a list with one
+//! `<version> <event>` line per version, so version `v` is at index `v - 1`; a list rather than
+//! a stream, which would preallocate 4 KB per game), `r` (the repetition keys, 8 bytes each,
+//! appended with `APPEND`; only games that forbid repetition have one), `i` (saved idempotent
+//! answers) and `l` (the engine seat's lease); and per shard `<prefix>:{<s>}:due`, a sorted set
+//! of game ids by due time. `<s>` is the shard: the first two hex digits of the id. The hash
+//! tag `{<s>}` puts a game's keys and its shard's index in one Redis Cluster slot, so every
+//! script touches one slot only, and the index is updated in the same atomic step as the game;
+//! 256 shards spread the games over a cluster's nodes.
+//!
+//! The log is the move list: a move's event carries the move, so nothing is kept twice, and a
+//! write appends (`RPUSH`, `APPEND`) without reading what the game holds. A reader that holds
+//! version `k` gets the live part and the events after `k` (and the keys added since); only a
+//! reader that holds nothing gets the header and the whole log. So a script's work per move
+//! does not grow with the game's length. (Games stored by earlier builds kept their moves in
+//! `m`, now unused, and their keys in the field `r` of `g`: they are read as their field `r`
+//! followed by the key `r`.)
 //!
 //! Connections are made on first use (one per thread that uses the store), not at start-up, so
 //! the service starts (and reports not-ready) while Redis is down; redis-rs's
@@ -27,13 +36,39 @@ use tokio::sync::watch;
 use super::clock::{StoreClock, TOLERANCE_MS};
 use super::listener::{self, Listener};
 use super::{
-    Changes, CreateOutcome, Creation, ReadOutcome, Snapshot, StoreError, Write, WriteOutcome,
+    Changes, CreateOutcome, Creation, Known, Logged, Newer, ReadOutcome, StoreError, Write,
+    WriteOutcome,
 };
 
 /// The store's time in milliseconds, as every script computes it first.
 const NOW: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+";
+
+/// The answer to a reader holding version `known` (`''`: none) with `keys` repetition keys
+/// (`''`: the game keeps none), when the game is at `v` (a newer version):
+/// `{v, live, events, keys, header}` — the events and the keys after the reader's, the
+/// header `''`; or, for a reader holding nothing (or a version the store does not follow
+/// from), everything, the header included.
+const SINCE: &str = r"
+local function since(g, e, r, known, keys, v)
+  if known ~= '' and tonumber(known) < tonumber(v) then
+    local added = ''
+    local start = 0
+    if keys ~= '' then
+      start = tonumber(keys) * 8 - redis.call('HSTRLEN', g, 'r')
+      if start >= 0 then added = redis.call('GETRANGE', r, start, -1) end
+    end
+    if start >= 0 then
+      return {v, redis.call('HGET', g, 's') or '', redis.call('LRANGE', e, tonumber(known), -1),
+              added, ''}
+    end
+  end
+  local f = redis.call('HMGET', g, 'c', 's', 'r')
+  return {v, f[2] or '', redis.call('LRANGE', e, 0, -1),
+          (f[3] or '') .. (redis.call('GET', r) or ''), f[1] or ''}
+end
 ";
 
 /// A quota check (GCRA, as `quota::gcra::decide`, in microseconds of the store's clock).
@@ -79,76 +114,76 @@ redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
 return 1
 ";
 
-/// The write (see `Write`). KEYS: game, events, answers, due index. ARGV: expected version,
-/// version, live part, move ('' if none), history key ('' if none), event, lifetime ms, answer
-/// slot ('' if none), answer value, write id, due time ('' if none), channel, id, writer's now,
-/// tolerance ms, index lifetime ms. Answers `{code, now, ...}`: 0 gone, 1 applied, 2 saved
-/// answer (then the value), 3 conflict (then the current game), 4 skewed.
+/// The write (see `Write`). KEYS: game, events, answers, due index, history. ARGV: expected
+/// version, version, live part, history key ('' if none), event, lifetime ms, answer slot (''
+/// if none), answer value, write id, due time ('' if none), channel, id, writer's now,
+/// tolerance ms, index lifetime ms, the writer's number of history keys ('' if none). Answers
+/// `{code, now, ...}`: 0 gone, 1 applied, 2 saved answer (then the value), 3 conflict (then the
+/// game since the writer's version, as `since`), 4 skewed. Appends only: it never reads the
+/// log or the history.
 const WRITE: &str = r"
-local v = redis.call('HGET', KEYS[1], 'v')
+local g = redis.call('HMGET', KEYS[1], 'v', 'w')
+local v = g[1]
 if not v then return {0, now} end
-if ARGV[8] ~= '' then
-  local saved = redis.call('HGET', KEYS[3], ARGV[8])
+if ARGV[7] ~= '' then
+  local saved = redis.call('HGET', KEYS[3], ARGV[7])
   if saved then return {2, now, saved} end
 end
-local w = redis.call('HGET', KEYS[1], 'w') or ''
-if string.find(w, ARGV[10], 1, true) then return {1, now} end
-if math.abs(now - tonumber(ARGV[14])) > tonumber(ARGV[15]) then return {4, now} end
+local w = g[2] or ''
+if string.find(w, ARGV[9], 1, true) then return {1, now} end
+if math.abs(now - tonumber(ARGV[13])) > tonumber(ARGV[14]) then return {4, now} end
 if v ~= ARGV[1] then
-  local f = redis.call('HMGET', KEYS[1], 'c', 's', 'm', 'r')
-  return {3, now, v, f[1] or '', f[2] or '', f[3] or '', f[4] or ''}
+  return {3, now, since(KEYS[1], KEYS[2], KEYS[5], ARGV[1], ARGV[16], v)}
 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'w', string.sub(ARGV[10] .. ' ' .. w, 1, 33))
-if ARGV[4] ~= '' then
-  redis.call('HSET', KEYS[1], 'm', (redis.call('HGET', KEYS[1], 'm') or '') .. ARGV[4] .. ' ')
-end
-if ARGV[5] ~= '' then
-  redis.call('HSET', KEYS[1], 'r', (redis.call('HGET', KEYS[1], 'r') or '') .. ARGV[5])
-end
-if ARGV[11] ~= '' then
-  redis.call('HSET', KEYS[1], 'd', ARGV[11])
-  redis.call('ZADD', KEYS[4], ARGV[11], ARGV[13])
-  redis.call('PEXPIRE', KEYS[4], ARGV[16])
+w = string.sub(ARGV[9] .. ' ' .. w, 1, 33)
+if ARGV[10] ~= '' then
+  redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'w', w, 'd', ARGV[10])
+  redis.call('ZADD', KEYS[4], ARGV[10], ARGV[12])
+  redis.call('PEXPIRE', KEYS[4], ARGV[15])
 else
+  redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'w', w)
   redis.call('HDEL', KEYS[1], 'd')
-  redis.call('ZREM', KEYS[4], ARGV[13])
+  redis.call('ZREM', KEYS[4], ARGV[12])
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[7])
-redis.call('RPUSH', KEYS[2], ARGV[2] .. ' ' .. ARGV[6])
-redis.call('PEXPIRE', KEYS[2], ARGV[7])
-if ARGV[8] ~= '' then
-  redis.call('HSET', KEYS[3], ARGV[8], ARGV[9])
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+redis.call('RPUSH', KEYS[2], ARGV[2] .. ' ' .. ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ARGV[6])
+if ARGV[4] ~= '' then redis.call('APPEND', KEYS[5], ARGV[4]) end
+redis.call('PEXPIRE', KEYS[5], ARGV[6])
+if ARGV[7] ~= '' then
+  redis.call('HSET', KEYS[3], ARGV[7], ARGV[8])
 end
-redis.call('PEXPIRE', KEYS[3], ARGV[7])
-redis.call('PUBLISH', ARGV[12], ARGV[13] .. ' ' .. ARGV[2])
+redis.call('PEXPIRE', KEYS[3], ARGV[6])
+redis.call('PUBLISH', ARGV[11], ARGV[12] .. ' ' .. ARGV[2])
 return {1, now}
 ";
 
-/// A read. KEYS: game. ARGV: the version the reader knows ('' if none). Answers `{0, now}`
-/// gone, `{1, now}` unchanged, `{2, now, v, header, live, moves, history}`.
+/// A read. KEYS: game, events, history. ARGV: the version the reader holds ('' if none), its
+/// number of history keys ('' if none). Answers `{0, now}` gone, `{1, now}` unchanged,
+/// `{2, now, since(...)}` newer.
 const READ: &str = r"
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return {0, now} end
 if v == ARGV[1] then return {1, now} end
-local f = redis.call('HMGET', KEYS[1], 'c', 's', 'm', 'r')
-return {2, now, v, f[1] or '', f[2] or '', f[3] or '', f[4] or ''}
+return {2, now, since(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], v)}
 ";
 
-/// A new game. KEYS: game, events, due index. ARGV: version, header, live, moves, history,
+/// A new game. KEYS: game, events, due index, history. ARGV: version, header, live, history,
 /// event, lifetime ms, due ('' if none), channel, id, writer's now, tolerance ms, index
 /// lifetime ms. Answers `{1, now}` created, `{4, now}` skewed.
 const CREATE: &str = r"
-if math.abs(now - tonumber(ARGV[11])) > tonumber(ARGV[12]) then return {4, now} end
-redis.call('HSET', KEYS[1], 'v', ARGV[1], 'c', ARGV[2], 's', ARGV[3], 'm', ARGV[4], 'r', ARGV[5])
-if ARGV[8] ~= '' then
-  redis.call('HSET', KEYS[1], 'd', ARGV[8])
-  redis.call('ZADD', KEYS[3], ARGV[8], ARGV[10])
-  redis.call('PEXPIRE', KEYS[3], ARGV[13])
+if math.abs(now - tonumber(ARGV[10])) > tonumber(ARGV[11]) then return {4, now} end
+redis.call('HSET', KEYS[1], 'v', ARGV[1], 'c', ARGV[2], 's', ARGV[3])
+if ARGV[4] ~= '' then redis.call('SET', KEYS[4], ARGV[4], 'PX', ARGV[6]) end
+if ARGV[7] ~= '' then
+  redis.call('HSET', KEYS[1], 'd', ARGV[7])
+  redis.call('ZADD', KEYS[3], ARGV[7], ARGV[9])
+  redis.call('PEXPIRE', KEYS[3], ARGV[12])
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[7])
-redis.call('RPUSH', KEYS[2], ARGV[1] .. ' ' .. ARGV[6])
-redis.call('PEXPIRE', KEYS[2], ARGV[7])
-redis.call('PUBLISH', ARGV[9], ARGV[10] .. ' ' .. ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+redis.call('RPUSH', KEYS[2], ARGV[1] .. ' ' .. ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ARGV[6])
+redis.call('PUBLISH', ARGV[8], ARGV[9] .. ' ' .. ARGV[1])
 return {1, now}
 ";
 
@@ -236,9 +271,10 @@ struct Scripts {
 impl Scripts {
     fn new() -> Scripts {
         let timed = |body: &str| redis::Script::new(&format!("{NOW}{body}"));
+        let answering = |body: &str| redis::Script::new(&format!("{NOW}{SINCE}{body}"));
         Scripts {
-            write: timed(WRITE),
-            read: timed(READ),
+            write: answering(WRITE),
+            read: answering(READ),
             create: timed(CREATE),
             claim: timed(CLAIM),
             release: redis::Script::new(RELEASE),
@@ -297,23 +333,63 @@ fn reply(value: redis::Value) -> Result<(i64, u64, Vec<redis::Value>), StoreErro
     Ok((code, now, rest))
 }
 
-/// The game of a `{v, header, live, moves, history}` tail.
-fn snapshot(fields: &[redis::Value]) -> Result<Snapshot, StoreError> {
+/// The game of a `since` answer (`{v, live, events, keys, header}`) to a reader who held
+/// `known`: the log after it, or (with a header) the whole game.
+fn newer(known: Option<Known>, fields: &[redis::Value]) -> Result<Newer, StoreError> {
     let corrupt = |what: &str| StoreError::Corrupt(format!("stored game: {what}"));
-    let [v, header, live, moves, history] = fields else {
+    let [redis::Value::Array(answer)] = fields else {
+        return Err(corrupt("not an answer"));
+    };
+    let [v, live, events, history, header] = &answer[..] else {
         return Err(corrupt("wrong number of fields"));
     };
     let text = |value: &redis::Value, what: &str| -> Result<String, StoreError> {
         redis::from_redis_value_ref(value).map_err(|_| corrupt(what))
     };
-    let version: String = text(v, "version")?;
-    Ok(Snapshot {
-        version: version.parse().map_err(|_| corrupt("version"))?,
-        header: text(header, "header")?,
+    let version: u64 = text(v, "version")?
+        .parse()
+        .map_err(|_| corrupt("version"))?;
+    let header = Some(text(header, "header")?).filter(|h| !h.is_empty());
+    let after = match (&header, known) {
+        (None, Some(known)) => known.version,
+        (None, None) => return Err(corrupt("no header for a reader who holds nothing")),
+        (Some(_), _) => 0,
+    };
+    let redis::Value::Array(events) = events else {
+        return Err(corrupt("events"));
+    };
+    let events = events
+        .iter()
+        .zip(after + 1..)
+        .map(|(line, expected)| {
+            let line = text(line, "event")?;
+            match line.split_once(' ') {
+                Some((v, event)) if v.parse() == Ok(expected) => Ok(event.to_string()),
+                _ => Err(corrupt(&format!(
+                    "event line {line:?} at version {expected}"
+                ))),
+            }
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(Newer::Logged(Logged {
+        version,
+        after,
+        header,
         live: text(live, "live part")?,
-        moves: text(moves, "moves")?,
+        events,
         history: redis::from_redis_value_ref(history).map_err(|_| corrupt("history"))?,
-    })
+    }))
+}
+
+/// A reader's version and number of history keys, as script arguments.
+fn known_args(known: Option<Known>) -> (String, String) {
+    (
+        known.map(|k| k.version.to_string()).unwrap_or_default(),
+        known
+            .and_then(|k| k.history_keys)
+            .map(|n| n.to_string())
+            .unwrap_or_default(),
+    )
 }
 
 impl RedisStore {
@@ -394,7 +470,7 @@ impl RedisStore {
         listener::channel(&self.prefix, id)
     }
 
-    /// The key of `id`'s part `part` (`g`, `e`, `i`, `l`).
+    /// The key of `id`'s part `part` (`g`, `e`, `r`, `i`, `l`).
     fn key(&self, id: &str, part: &str) -> String {
         let shard = id.get(..2).unwrap_or("00");
         format!("{}:{{{shard}}}:{id}:{part}", self.prefix)
@@ -465,10 +541,10 @@ impl RedisStore {
             .key(self.key(id, "g"))
             .key(self.key(id, "e"))
             .key(self.index(id))
+            .key(self.key(id, "r"))
             .arg(c.snapshot.version)
             .arg(&c.snapshot.header)
             .arg(&c.snapshot.live)
-            .arg(&c.snapshot.moves)
             .arg(&c.snapshot.history[..])
             .arg(c.event)
             .arg(millis(c.expire_after))
@@ -488,15 +564,19 @@ impl RedisStore {
         }
     }
 
-    pub async fn read(&self, id: &str, known: Option<u64>) -> Result<ReadOutcome, StoreError> {
+    pub async fn read(&self, id: &str, known: Option<Known>) -> Result<ReadOutcome, StoreError> {
+        let (version, keys) = known_args(known);
         let mut invocation = self.scripts.read.prepare_invoke();
         invocation
             .key(self.key(id, "g"))
-            .arg(known.map(|v| v.to_string()).unwrap_or_default());
+            .key(self.key(id, "e"))
+            .key(self.key(id, "r"))
+            .arg(version)
+            .arg(keys);
         match self.run(&invocation).await? {
             (0, _) => Ok(ReadOutcome::Missing),
             (1, _) => Ok(ReadOutcome::Unchanged),
-            (2, fields) => Ok(ReadOutcome::Current(snapshot(&fields)?)),
+            (2, fields) => Ok(ReadOutcome::Current(newer(known, &fields)?)),
             (code, _) => Err(StoreError::Corrupt(format!("read answered {code}"))),
         }
     }
@@ -506,16 +586,17 @@ impl RedisStore {
             Some(a) => (a.slot, a.value),
             None => (b"", b""),
         };
+        let (_, keys) = known_args(Some(w.expected));
         let mut invocation = self.scripts.write.prepare_invoke();
         invocation
             .key(self.key(id, "g"))
             .key(self.key(id, "e"))
             .key(self.key(id, "i"))
             .key(self.index(id))
-            .arg(w.expected)
+            .key(self.key(id, "r"))
+            .arg(w.expected.version)
             .arg(w.version)
             .arg(w.live)
-            .arg(w.mv.unwrap_or(""))
             .arg(
                 w.history_key
                     .map(|k| k.to_le_bytes().to_vec())
@@ -531,7 +612,8 @@ impl RedisStore {
             .arg(id)
             .arg(w.now)
             .arg(TOLERANCE_MS)
-            .arg(millis(self.index_lifetime));
+            .arg(millis(self.index_lifetime))
+            .arg(keys);
         match self.run(&invocation).await? {
             (0, _) => Ok(WriteOutcome::Conflict(None)),
             (1, _) => {
@@ -544,7 +626,10 @@ impl RedisStore {
                     .and_then(|v| redis::from_redis_value_ref(v).ok())
                     .ok_or_else(|| StoreError::Corrupt("a saved answer".into()))?,
             )),
-            (3, fields) => Ok(WriteOutcome::Conflict(Some(snapshot(&fields)?))),
+            (3, fields) => Ok(WriteOutcome::Conflict(Some(newer(
+                Some(w.expected),
+                &fields,
+            )?))),
             (4, _) => Ok(WriteOutcome::Skewed),
             (code, _) => Err(StoreError::Corrupt(format!("write answered {code}"))),
         }

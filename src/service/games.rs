@@ -129,10 +129,15 @@ async fn fresh(
         }
         ReadOutcome::Unchanged => Ok(known.expect("unchanged from a known version").clone()),
         ReadOutcome::Current(newer) => {
-            let known = known.map(|l| &l.game);
-            let loaded = Loaded::new(StoredGame::from_newer(id, known, &newer)?);
-            state.cache.put(&loaded);
-            Ok(loaded)
+            match StoredGame::from_newer(id, known.map(|l| &l.game), &newer)? {
+                Some(game) => {
+                    let loaded = Loaded::new(game);
+                    state.cache.put(&loaded);
+                    Ok(loaded)
+                }
+                // The copy is not the store's version of that number: the whole game.
+                None => Box::pin(fresh(state, id, None)).await,
+            }
         }
     }
 }
@@ -153,7 +158,7 @@ pub async fn read(state: &web::Data<AppState>, id: GameId) -> Result<(Arc<Loaded
         match submit(state, &current, game, &flag, None, now).await? {
             Submitted::Applied(loaded) => return Ok((loaded, now)),
             Submitted::Refused(WriteOutcome::Conflict(Some(newer))) => {
-                current = decoded(state, id, &current, &newer)?;
+                current = decoded(state, id, &current, &newer).await?;
             }
             Submitted::Refused(WriteOutcome::Conflict(None)) => {
                 return Err(ApiError::game_not_found(&id.to_string()));
@@ -165,14 +170,18 @@ pub async fn read(state: &web::Data<AppState>, id: GameId) -> Result<(Arc<Loaded
 }
 
 /// The game a refused write's answer holds (what is newer than `written_on`), into the cache.
-fn decoded(
+async fn decoded(
     state: &AppState,
     id: GameId,
     written_on: &Loaded,
     newer: &super::store::Newer,
 ) -> Result<Arc<Loaded>, ApiError> {
     METRICS.cas_conflicts.inc();
-    let loaded = Loaded::new(StoredGame::from_newer(id, Some(&written_on.game), newer)?);
+    let Some(game) = StoredGame::from_newer(id, Some(&written_on.game), newer)? else {
+        // The copy written on is not the store's version of that number: the whole game.
+        return fresh(state, id, None).await;
+    };
+    let loaded = Loaded::new(game);
     state.cache.put(&loaded);
     Ok(loaded)
 }
@@ -340,7 +349,7 @@ pub async fn write(
                 return Err(ApiError::game_not_found(&id.to_string()));
             }
             Submitted::Refused(WriteOutcome::Conflict(Some(newer))) => {
-                current = decoded(state, id, &current, &newer)?;
+                current = decoded(state, id, &current, &newer).await?;
                 confirmed = true;
             }
             // The store's clock disagreed: its reply taught this replica the store's time.

@@ -41,7 +41,7 @@ async fn a_resent_write_answers_as_applied(store: Store) {
             &key,
             Creation {
                 snapshot: &game.snapshot(),
-                event: "c 1",
+                event: &game.encode(&pillarz::service::domain::Event::Created { at: now }),
                 expire_after: LIFETIME,
                 due: None,
                 now,
@@ -79,7 +79,9 @@ async fn a_resent_write_answers_as_applied(store: Store) {
     // Another write computed from the same version is a conflict, with the current game.
     match store.write(&key, write("00000000000000bb")).await.unwrap() {
         WriteOutcome::Conflict(Some(newer)) => {
-            let current = StoredGame::from_newer(id, Some(&game), &newer).unwrap();
+            let current = StoredGame::from_newer(id, Some(&game), &newer)
+                .unwrap()
+                .unwrap();
             assert_eq!(current.snapshot(), next.snapshot());
             assert_eq!(
                 current.moves().collect::<Vec<_>>(),
@@ -94,6 +96,7 @@ async fn a_resent_write_answers_as_applied(store: Store) {
     };
     assert_eq!(
         StoredGame::from_newer(id, None, &stored)
+            .unwrap()
             .unwrap()
             .snapshot(),
         next.snapshot()
@@ -189,7 +192,10 @@ async fn every_reader_gets_the_current_game(store: Store) {
         panic!("the game is there");
     };
     assert_eq!(
-        StoredGame::from_newer(id, None, &whole).unwrap().snapshot(),
+        StoredGame::from_newer(id, None, &whole)
+            .unwrap()
+            .unwrap()
+            .snapshot(),
         last.snapshot()
     );
     for held in &versions[..versions.len() - 1] {
@@ -197,7 +203,9 @@ async fn every_reader_gets_the_current_game(store: Store) {
         else {
             panic!("version {} is not the current one", held.version());
         };
-        let read = StoredGame::from_newer(id, Some(held), &newer).unwrap();
+        let read = StoredGame::from_newer(id, Some(held), &newer)
+            .unwrap()
+            .unwrap();
         assert_eq!(read.snapshot(), last.snapshot(), "from {}", held.version());
         let lost = store
             .write(
@@ -221,7 +229,9 @@ async fn every_reader_gets_the_current_game(store: Store) {
         let WriteOutcome::Conflict(Some(newer)) = lost else {
             panic!("a stale write is a conflict: {lost:?}");
         };
-        let current = StoredGame::from_newer(id, Some(held), &newer).unwrap();
+        let current = StoredGame::from_newer(id, Some(held), &newer)
+            .unwrap()
+            .unwrap();
         assert_eq!(
             current.snapshot(),
             last.snapshot(),
@@ -316,14 +326,62 @@ async fn a_game_in_the_earlier_layout_is_read_whole_and_from_any_version() {
     let ReadOutcome::Current(whole) = store.read(&key, None).await.unwrap() else {
         panic!("the game is there");
     };
-    let read = StoredGame::from_newer(id, None, &whole).unwrap();
+    let read = StoredGame::from_newer(id, None, &whole).unwrap().unwrap();
     assert_eq!(read.snapshot(), last.snapshot());
     for held in &versions[..12] {
         let ReadOutcome::Current(newer) = store.read(&key, Some(held.known())).await.unwrap()
         else {
             panic!("not current");
         };
-        let read = StoredGame::from_newer(id, Some(held), &newer).unwrap();
+        let read = StoredGame::from_newer(id, Some(held), &newer)
+            .unwrap()
+            .unwrap();
         assert_eq!(read.snapshot(), last.snapshot(), "from {}", held.version());
     }
+}
+
+/// A copy that is not the store's version of its number (a store that lost writes and took
+/// others under the same numbers) is not patched with what followed: the reader is told to
+/// read the whole game.
+#[tokio::test]
+async fn a_copy_the_store_does_not_hold_is_not_patched() {
+    let redis = RedisServer::start();
+    let store = redis_store(&redis, "diverged");
+    let id = GameId::new_random();
+    let versions = play_through(&store, id, 6).await;
+    // Version 6 as another line of play would have it: another move from version 5.
+    let mut diverged = versions[4].clone();
+    let stored_move = versions[5].last_move().unwrap().to_string();
+    let other = diverged
+        .rules()
+        .legal_moves()
+        .into_iter()
+        .find(|m| *m != stored_move)
+        .unwrap();
+    let turn = diverged.rules().turn();
+    diverged
+        .play(turn, &other, store.clock().now_ms() + 5, 2000)
+        .unwrap();
+    assert_eq!(diverged.version(), versions[5].version());
+    let ReadOutcome::Current(newer) = store
+        .read(&id.to_string(), Some(diverged.known()))
+        .await
+        .unwrap()
+    else {
+        panic!("the store is at a later version");
+    };
+    assert!(
+        StoredGame::from_newer(id, Some(&diverged), &newer)
+            .unwrap()
+            .is_none(),
+        "the diverged copy is not patched"
+    );
+    let read = StoredGame::from_newer(id, Some(&versions[5]), &newer)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        read.snapshot(),
+        versions[6].snapshot(),
+        "the store's own copy is"
+    );
 }

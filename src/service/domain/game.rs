@@ -104,6 +104,10 @@ pub struct Snapshot {
 pub struct Logged {
     pub version: u64,
     pub after: u64,
+    /// The stored event of version `after` (when it is not 0): the reader's copy must show it,
+    /// or the copy is not the store's version `after` (a store that lost writes and took others
+    /// under the same numbers) and only the whole game will do.
+    pub held: Option<String>,
     /// The header: present exactly when `after` is 0.
     pub header: Option<String>,
     /// The live part of `version`, as JSON.
@@ -264,15 +268,36 @@ impl StoredGame {
         )
     }
 
-    /// The game as the store answered a reader who held `known` (if anything).
+    /// The game as the store answered a reader who held `known` (if anything); `None` when
+    /// the answer follows from a version that is not the reader's copy (see
+    /// [`Logged::held`]): then the reader must ask for the whole game.
     pub fn from_newer(
         id: GameId,
         known: Option<&StoredGame>,
         newer: &Newer,
-    ) -> Result<StoredGame, ApiError> {
+    ) -> Result<Option<StoredGame>, ApiError> {
         match newer {
-            Newer::Whole(snapshot) => StoredGame::decode(id, snapshot),
-            Newer::Logged(logged) => StoredGame::from_log(id, known, logged),
+            Newer::Whole(snapshot) => StoredGame::decode(id, snapshot).map(Some),
+            Newer::Logged(logged) => {
+                if let (Some(held), Some(known)) = (&logged.held, known)
+                    && !known.shows(held)
+                {
+                    return Ok(None);
+                }
+                StoredGame::from_log(id, known, logged).map(Some)
+            }
+        }
+    }
+
+    /// Whether this copy shows the stored event `line` as its own version's: for a move, the
+    /// same move at the same time (other changes end the game, which then changes no more).
+    fn shows(&self, line: &str) -> bool {
+        match self.decode_event(self.version, line) {
+            Some(Event::Moved { at, mv, .. }) => {
+                at == self.live.changed_at && self.last_move() == Some(mv.as_str())
+            }
+            Some(_) => true,
+            None => false,
         }
     }
 
@@ -924,6 +949,10 @@ mod tests {
         Logged {
             version: game.version,
             after,
+            held: events
+                .iter()
+                .find(|(v, _)| after > 0 && *v == after)
+                .map(|(_, e)| game.encode(e)),
             header: (after == 0).then(|| serde_json::to_string(&*game.header).unwrap()),
             live: game.live_json(),
             events: events

@@ -48,8 +48,9 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 
 /// The answer to a reader holding version `known` (`''`: none) with `keys` repetition keys
 /// (`''`: the game keeps none), when the game is at `v` (a newer version):
-/// `{v, live, events, keys, header}` — the events and the keys after the reader's, the
-/// header `''`; or, for a reader holding nothing (or a version the store does not follow
+/// `{v, live, events, keys, header}` — the events from the reader's version on (its own
+/// first, so that it can check that its copy is the store's) and the keys after the reader's,
+/// the header `''`; or, for a reader holding nothing (or a version the store does not follow
 /// from), everything, the header included.
 const SINCE: &str = r"
 local function since(g, e, r, known, keys, v)
@@ -61,7 +62,7 @@ local function since(g, e, r, known, keys, v)
       if start >= 0 then added = redis.call('GETRANGE', r, start, -1) end
     end
     if start >= 0 then
-      return {v, redis.call('HGET', g, 's') or '', redis.call('LRANGE', e, tonumber(known), -1),
+      return {v, redis.call('HGET', g, 's') or '', redis.call('LRANGE', e, tonumber(known) - 1, -1),
               added, ''}
     end
   end
@@ -350,17 +351,17 @@ fn newer(known: Option<Known>, fields: &[redis::Value]) -> Result<Newer, StoreEr
         .parse()
         .map_err(|_| corrupt("version"))?;
     let header = Some(text(header, "header")?).filter(|h| !h.is_empty());
-    let after = match (&header, known) {
-        (None, Some(known)) => known.version,
+    let (after, first) = match (&header, known) {
+        (None, Some(known)) => (known.version, known.version),
         (None, None) => return Err(corrupt("no header for a reader who holds nothing")),
-        (Some(_), _) => 0,
+        (Some(_), _) => (0, 1),
     };
     let redis::Value::Array(events) = events else {
         return Err(corrupt("events"));
     };
-    let events = events
+    let mut events: Vec<String> = events
         .iter()
-        .zip(after + 1..)
+        .zip(first..)
         .map(|(line, expected)| {
             let line = text(line, "event")?;
             match line.split_once(' ') {
@@ -371,9 +372,18 @@ fn newer(known: Option<Known>, fields: &[redis::Value]) -> Result<Newer, StoreEr
             }
         })
         .collect::<Result<_, _>>()?;
+    let held = if after > 0 {
+        if events.is_empty() {
+            return Err(corrupt("the reader's own version is not in the log"));
+        }
+        Some(events.remove(0))
+    } else {
+        None
+    };
     Ok(Newer::Logged(Logged {
         version,
         after,
+        held,
         header,
         live: text(live, "live part")?,
         events,

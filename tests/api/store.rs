@@ -29,16 +29,15 @@ fn redis_store(redis: &RedisServer, prefix: &str) -> Store {
     Store::Redis(Box::new(store))
 }
 
-async fn a_resent_write_answers_as_applied(store: Store) {
-    let id = GameId::new_random();
-    let key = id.to_string();
+/// A new untimed game of `kind`, stored under `id`.
+async fn store_new_game(store: &Store, id: GameId, kind: GameKind) -> StoredGame {
     let tokens = [SeatToken::generate(), SeatToken::generate()];
     let now = store.clock().now_ms();
-    let state = AnyState::new(GameKind::Pillarz, Variants::NONE, None).unwrap();
+    let state = AnyState::new(kind, Variants::NONE, None).unwrap();
     let game = StoredGame::create(id, state, None, [None, None], &tokens, now);
     let created = store
         .create(
-            &key,
+            &id.to_string(),
             Creation {
                 snapshot: &game.snapshot(),
                 event: &game.encode(&pillarz::service::domain::Event::Created { at: now }),
@@ -50,6 +49,19 @@ async fn a_resent_write_answers_as_applied(store: Store) {
         .await
         .unwrap();
     assert_eq!(created, pillarz::service::store::CreateOutcome::Created);
+    game
+}
+
+/// An embedded store.
+fn memory_store() -> Store {
+    Store::Memory(Box::new(MemoryStore::new(10, StoreClock::default())))
+}
+
+async fn a_resent_write_answers_as_applied(store: Store) {
+    let id = GameId::new_random();
+    let key = id.to_string();
+    let game = store_new_game(&store, id, GameKind::Pillarz).await;
+    let now = game.changed_at();
     let mut next = game.clone();
     let change = next.play(Seat::P1, "a1+b1", now, 2000).unwrap();
     let live = next.live_json();
@@ -117,32 +129,15 @@ async fn a_resent_write_answers_as_applied_redis() {
 
 #[tokio::test]
 async fn a_resent_write_answers_as_applied_memory() {
-    let store = MemoryStore::new(10, StoreClock::default());
-    a_resent_write_answers_as_applied(Store::Memory(Box::new(store))).await;
+    a_resent_write_answers_as_applied(memory_store()).await;
 }
 
 /// Stores an Alcazar game (a game with a repetition history) and plays `plies` moves on it
 /// through the store; returns every version of it, oldest first.
 async fn play_through(store: &Store, id: GameId, plies: usize) -> Vec<StoredGame> {
     let key = id.to_string();
-    let tokens = [SeatToken::generate(), SeatToken::generate()];
-    let now = store.clock().now_ms();
-    let state = AnyState::new(GameKind::Alcazar, Variants::NONE, None).unwrap();
-    let game = StoredGame::create(id, state, None, [None, None], &tokens, now);
-    let created = store
-        .create(
-            &key,
-            Creation {
-                snapshot: &game.snapshot(),
-                event: &game.encode(&pillarz::service::domain::Event::Created { at: now }),
-                expire_after: LIFETIME,
-                due: None,
-                now,
-            },
-        )
-        .await
-        .unwrap();
-    assert_eq!(created, pillarz::service::store::CreateOutcome::Created);
+    let game = store_new_game(store, id, GameKind::Alcazar).await;
+    let now = game.changed_at();
     let mut versions = vec![game];
     for ply in 0..plies {
         let current = versions.last().unwrap();
@@ -253,8 +248,7 @@ async fn every_reader_gets_the_current_game_redis() {
 
 #[tokio::test]
 async fn every_reader_gets_the_current_game_memory() {
-    let store = MemoryStore::new(10, StoreClock::default());
-    every_reader_gets_the_current_game(Store::Memory(Box::new(store))).await;
+    every_reader_gets_the_current_game(memory_store()).await;
 }
 
 /// Only what is newer crosses the wire: a reader one move behind gets one event and one

@@ -391,15 +391,13 @@ fn newer(known: Option<Known>, fields: &[redis::Value]) -> Result<Newer, StoreEr
     }))
 }
 
-/// A reader's version and number of history keys, as script arguments.
-fn known_args(known: Option<Known>) -> (String, String) {
-    (
-        known.map(|k| k.version.to_string()).unwrap_or_default(),
-        known
-            .and_then(|k| k.history_keys)
-            .map(|n| n.to_string())
-            .unwrap_or_default(),
-    )
+/// A reader's number of history keys, as a script argument ('' when it holds none or its
+/// game keeps none).
+fn keys_arg(known: Option<Known>) -> String {
+    known
+        .and_then(|k| k.history_keys)
+        .map(|n| n.to_string())
+        .unwrap_or_default()
 }
 
 impl RedisStore {
@@ -575,14 +573,13 @@ impl RedisStore {
     }
 
     pub async fn read(&self, id: &str, known: Option<Known>) -> Result<ReadOutcome, StoreError> {
-        let (version, keys) = known_args(known);
         let mut invocation = self.scripts.read.prepare_invoke();
         invocation
             .key(self.key(id, "g"))
             .key(self.key(id, "e"))
             .key(self.key(id, "r"))
-            .arg(version)
-            .arg(keys);
+            .arg(known.map(|k| k.version.to_string()).unwrap_or_default())
+            .arg(keys_arg(known));
         match self.run(&invocation).await? {
             (0, _) => Ok(ReadOutcome::Missing),
             (1, _) => Ok(ReadOutcome::Unchanged),
@@ -596,7 +593,6 @@ impl RedisStore {
             Some(a) => (a.slot, a.value),
             None => (b"", b""),
         };
-        let (_, keys) = known_args(Some(w.expected));
         let mut invocation = self.scripts.write.prepare_invoke();
         invocation
             .key(self.key(id, "g"))
@@ -623,7 +619,7 @@ impl RedisStore {
             .arg(w.now)
             .arg(TOLERANCE_MS)
             .arg(millis(self.index_lifetime))
-            .arg(keys);
+            .arg(keys_arg(Some(w.expected)));
         match self.run(&invocation).await? {
             (0, _) => Ok(WriteOutcome::Conflict(None)),
             (1, _) => {

@@ -178,6 +178,19 @@ impl AnyState {
         })
     }
 
+    /// Calls `f` with each legal move, in the order of [`AnyState::legal_moves`], unnamed: a
+    /// caller that writes the names into one buffer (the service's legal-moves answer) makes
+    /// no string per move.
+    pub fn for_each_legal_move(&self, mut f: impl FnMut(&dyn std::fmt::Display)) {
+        with_state!(self, s => {
+            let mut moves = MoveList::new();
+            s.legal_moves(&mut moves);
+            for mv in &moves {
+                f(mv);
+            }
+        })
+    }
+
     /// Checks a move given in (lenient) notation without playing it; returns its canonical
     /// form.
     pub fn check(&self, input: &str) -> Result<String, RulesError> {

@@ -11,8 +11,10 @@
 use std::sync::{Arc, OnceLock};
 
 use quick_cache::Weighter;
+use serde::Serialize;
 
 use super::domain::{GameId, StoredGame};
+use crate::rules::{AnyState, Player};
 
 /// A game at one version, with what was derived from it so far.
 #[derive(Debug)]
@@ -30,21 +32,46 @@ impl Loaded {
         })
     }
 
-    /// The legal-moves answer (JSON), computed at most once per version.
+    /// The legal-moves answer (JSON), computed at most once per version. The moves' names are
+    /// written straight into it (the same bytes as serializing [`crate::api::LegalMoves`],
+    /// without a string per move).
     pub fn legal_moves_json(&self) -> &str {
         self.legal_moves.get_or_init(|| {
-            let moves = if self.game.is_finished() {
-                Vec::new()
-            } else {
-                self.game.rules().legal_moves()
-            };
-            serde_json::to_string(&crate::api::LegalMoves {
+            serde_json::to_string(&LegalMovesRef {
                 ply: self.game.ply(),
                 turn: self.game.rules().turn(),
-                moves,
+                moves: Names((!self.game.is_finished()).then(|| self.game.rules())),
             })
             .expect("legal moves serialize")
         })
+    }
+}
+
+/// A borrowed [`crate::api::LegalMoves`]: the same fields, in the same order.
+#[derive(Serialize)]
+struct LegalMovesRef<'a> {
+    ply: u64,
+    turn: Player,
+    moves: Names<'a>,
+}
+
+/// The legal moves of a position (none: an empty list) as a JSON array of their names.
+struct Names<'a>(Option<&'a AnyState>);
+
+impl Serialize for Names<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = serializer.serialize_seq(None)?;
+        let mut written = Ok(());
+        if let Some(rules) = self.0 {
+            rules.for_each_legal_move(|mv| {
+                if written.is_ok() {
+                    written = seq.serialize_element(&format_args!("{mv}"));
+                }
+            });
+        }
+        written?;
+        seq.end()
     }
 }
 
@@ -94,6 +121,50 @@ impl GameCache {
     pub fn forget(&self, id: GameId) {
         if let Some(games) = &self.games {
             games.remove(&id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{GameKind, Variants};
+    use crate::service::domain::SeatToken;
+
+    /// What the answer must equal: the DTO with the names made one by one.
+    fn serialized(game: &StoredGame) -> String {
+        serde_json::to_string(&crate::api::LegalMoves {
+            ply: game.ply(),
+            turn: game.rules().turn(),
+            moves: if game.is_finished() {
+                Vec::new()
+            } else {
+                game.rules().legal_moves()
+            },
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn the_legal_moves_answer_is_the_serialized_dto() {
+        for kind in GameKind::ALL {
+            let state = AnyState::new(kind, Variants::NONE, None).unwrap();
+            let tokens = [SeatToken::generate(), SeatToken::generate()];
+            let mut game =
+                StoredGame::create(GameId::new_random(), state, None, [None; 2], &tokens, 1_000);
+            for ply in 0..16u64 {
+                let answer = Loaded::new(game.clone()).legal_moves_json().to_string();
+                assert_eq!(answer, serialized(&game), "{kind} at ply {ply}");
+                let moves = game.rules().legal_moves();
+                assert!(!moves.is_empty(), "{kind} at ply {ply} has moves");
+                let mv = &moves[(ply as usize * 7) % moves.len()];
+                game.play(game.rules().turn(), mv, 2_000 + ply, 2000)
+                    .unwrap();
+            }
+            game.resign(Player::P1, 9_999).unwrap();
+            let answer = Loaded::new(game.clone()).legal_moves_json().to_string();
+            assert_eq!(answer, serialized(&game), "{kind} over");
+            assert!(answer.ends_with(r#""moves":[]}"#), "{answer}");
         }
     }
 }

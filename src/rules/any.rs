@@ -81,10 +81,6 @@ fn parse_move_in<G: Game>(
     parse_move::<G>(kind, input)
 }
 
-fn names<M: std::fmt::Display>(moves: &[M]) -> Vec<String> {
-    moves.iter().map(ToString::to_string).collect()
-}
-
 impl AnyState {
     /// A game at the start position of these variants, or at `position`; `history` holds the
     /// repetition keys of the positions the game went through before (oldest first).
@@ -171,16 +167,13 @@ impl AnyState {
 
     /// Every legal move, canonically, in generation order.
     pub fn legal_moves(&self) -> Vec<String> {
-        with_state!(self, s => {
-            let mut moves = MoveList::new();
-            s.legal_moves(&mut moves);
-            names(&moves)
-        })
+        let mut names = Vec::new();
+        self.for_each_legal_move(|mv| names.push(mv.to_string()));
+        names
     }
 
-    /// Calls `f` with each legal move, in the order of [`AnyState::legal_moves`], unnamed: a
-    /// caller that writes the names into one buffer (the service's legal-moves answer) makes
-    /// no string per move.
+    /// Calls `f` with each legal move, in generation order, unnamed: a caller that writes the
+    /// names into one buffer (the service's legal-moves answer) makes no string per move.
     pub fn for_each_legal_move(&self, mut f: impl FnMut(&dyn std::fmt::Display)) {
         with_state!(self, s => {
             let mut moves = MoveList::new();

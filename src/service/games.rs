@@ -128,17 +128,7 @@ async fn fresh(
             Err(ApiError::game_not_found(&id.to_string()))
         }
         ReadOutcome::Unchanged => Ok(known.expect("unchanged from a known version").clone()),
-        ReadOutcome::Current(newer) => {
-            match StoredGame::from_newer(id, known.map(|l| &l.game), &newer)? {
-                Some(game) => {
-                    let loaded = Loaded::new(game);
-                    state.cache.put(&loaded);
-                    Ok(loaded)
-                }
-                // The copy is not the store's version of that number: the whole game.
-                None => Box::pin(fresh(state, id, None)).await,
-            }
-        }
+        ReadOutcome::Current(newer) => adopt(state, id, known.map(|l| &l.game), &newer).await,
     }
 }
 
@@ -177,13 +167,25 @@ async fn decoded(
     newer: &super::store::Newer,
 ) -> Result<Arc<Loaded>, ApiError> {
     METRICS.cas_conflicts.inc();
-    let Some(game) = StoredGame::from_newer(id, Some(&written_on.game), newer)? else {
-        // The copy written on is not the store's version of that number: the whole game.
-        return fresh(state, id, None).await;
-    };
-    let loaded = Loaded::new(game);
-    state.cache.put(&loaded);
-    Ok(loaded)
+    adopt(state, id, Some(&written_on.game), newer).await
+}
+
+/// The game the store answered with (what is newer than `held`), into the cache; when `held`
+/// is not the store's version of its number, the whole game, read again.
+async fn adopt(
+    state: &AppState,
+    id: GameId,
+    held: Option<&StoredGame>,
+    newer: &super::store::Newer,
+) -> Result<Arc<Loaded>, ApiError> {
+    match StoredGame::from_newer(id, held, newer)? {
+        Some(game) => {
+            let loaded = Loaded::new(game);
+            state.cache.put(&loaded);
+            Ok(loaded)
+        }
+        None => Box::pin(fresh(state, id, None)).await,
+    }
 }
 
 enum Submitted {

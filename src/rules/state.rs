@@ -20,15 +20,21 @@ pub fn repeats<G: Game>(child: &G, path: &[u64]) -> bool {
     G::FORBIDS_REPETITION && path.contains(&child.repetition_key())
 }
 
+/// Whether a move of `pos` recreates no position of `path` (which ends with `pos`'s own key);
+/// see [`repeats`].
+fn unrepeated<'a, G: Game>(pos: &'a G, path: &'a [u64]) -> impl Fn(&G::Move) -> bool + 'a {
+    move |mv| {
+        let mut child = pos.clone();
+        child.play_unchecked(mv);
+        !repeats(&child, path)
+    }
+}
+
 /// Keeps the moves of `pos` that recreate no position of `path` (which ends with `pos`'s own
-/// key); see [`repeats`].
+/// key).
 pub fn retain_unrepeated<G: Game>(pos: &G, path: &[u64], moves: &mut MoveList<G::Move>) {
     if G::FORBIDS_REPETITION {
-        moves.retain(|mv| {
-            let mut child = pos.clone();
-            child.play_unchecked(mv);
-            !repeats(&child, path)
-        });
+        moves.retain(unrepeated(pos, path));
     }
 }
 
@@ -127,9 +133,10 @@ impl<G: Game> GameState<G> {
             return Some(outcome);
         }
         if G::FORBIDS_REPETITION {
+            // One unrepeated move is enough to play on: the list is not filtered whole.
             let mut moves = MoveList::new();
-            self.legal_moves(&mut moves);
-            if moves.is_empty() {
+            self.position.legal_moves(&mut moves);
+            if !moves.iter().any(unrepeated(&self.position, &self.path)) {
                 return Some(Outcome::win(
                     self.position.turn().other(),
                     Termination::NoMoves,

@@ -62,7 +62,7 @@ async fn within<T>(step: impl Future<Output = redis::RedisResult<T>>) -> Option<
 
 /// The channel on which changes to game `id` are announced.
 pub fn channel(prefix: &str, id: &str) -> String {
-    format!("{prefix}:changes:{id}")
+    [prefix, ":changes:", id].concat()
 }
 
 impl Listener {

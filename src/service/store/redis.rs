@@ -481,14 +481,16 @@ impl RedisStore {
         listener::channel(&self.prefix, id)
     }
 
-    /// The key of `id`'s part `part` (`g`, `e`, `r`, `i`, `l`).
+    /// The key of `id`'s part `part` (`g`, `e`, `r`, `i`, `l`). Keys are joined, not
+    /// `format!`ted: a request names three to six of them, and the formatting machinery cost
+    /// about ten times as much as the copying (callgrind: ~1,400 instructions a key).
     fn key(&self, id: &str, part: &str) -> String {
         let shard = id.get(..2).unwrap_or("00");
-        format!("{}:{{{shard}}}:{id}:{part}", self.prefix)
+        [&self.prefix, ":{", shard, "}:", id, ":", part].concat()
     }
 
     fn shard_index(&self, shard: &str) -> String {
-        format!("{}:{{{shard}}}:due", self.prefix)
+        [&self.prefix, ":{", shard, "}:due"].concat()
     }
 
     fn index(&self, id: &str) -> String {

@@ -14,6 +14,7 @@
 pub mod alcazar;
 mod any;
 mod bits;
+mod coordinate;
 mod game;
 mod kind;
 pub mod perft;

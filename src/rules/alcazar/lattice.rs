@@ -36,12 +36,7 @@ impl Point {
 
 impl fmt::Display for Point {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}{}",
-            (b'a' + self.x as u8) as char,
-            (b'1' + self.y as u8) as char
-        )
+        crate::rules::coordinate::write(f, self.x as u8, self.y as u8)
     }
 }
 

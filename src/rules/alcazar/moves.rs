@@ -12,9 +12,16 @@ pub enum Move {
 
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Piece by piece rather than `write!`: see `rules::coordinate`.
         match self {
-            Move::Step(to) => write!(f, "K{to}"),
-            Move::Swing { from, to } => write!(f, "{from}{to}"),
+            Move::Step(to) => {
+                f.write_str("K")?;
+                fmt::Display::fmt(&to, f)
+            }
+            Move::Swing { from, to } => {
+                fmt::Display::fmt(&from, f)?;
+                fmt::Display::fmt(&to, f)
+            }
         }
     }
 }

@@ -12,7 +12,10 @@ pub struct Move {
 
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}-{}", self.from, self.to)
+        // Piece by piece rather than `write!`: see `rules::coordinate`.
+        fmt::Display::fmt(&self.from, f)?;
+        f.write_str("-")?;
+        fmt::Display::fmt(&self.to, f)
     }
 }
 

@@ -30,18 +30,25 @@ impl Move {
 
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Piece by piece rather than `write!`: see `rules::coordinate`.
         match *self {
-            Move::Place(a, b) => write!(f, "{a}+{b}"),
-            Move::Step {
-                from,
-                to,
-                build: Some(b),
-            } => write!(f, "{from}-{to}^{b}"),
-            Move::Step {
-                from,
-                to,
-                build: None,
-            } => write!(f, "{from}-{to}"),
+            Move::Place(a, b) => {
+                fmt::Display::fmt(&a, f)?;
+                f.write_str("+")?;
+                fmt::Display::fmt(&b, f)
+            }
+            Move::Step { from, to, build } => {
+                fmt::Display::fmt(&from, f)?;
+                f.write_str("-")?;
+                fmt::Display::fmt(&to, f)?;
+                match build {
+                    Some(b) => {
+                        f.write_str("^")?;
+                        fmt::Display::fmt(&b, f)
+                    }
+                    None => Ok(()),
+                }
+            }
         }
     }
 }

@@ -60,9 +60,12 @@ pub struct Move {
 
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.piece.shape().letter(), self.space)?;
+        // Piece by piece rather than `write!`: see `rules::coordinate`.
+        use fmt::Write;
+        f.write_char(self.piece.shape().letter())?;
+        fmt::Display::fmt(&self.space, f)?;
         if let Piece::Triangle(d) = self.piece {
-            write!(f, "{}", d.letter())?;
+            f.write_char(d.letter())?;
         }
         Ok(())
     }

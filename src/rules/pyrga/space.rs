@@ -48,12 +48,7 @@ impl Space {
 
 impl fmt::Display for Space {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}{}",
-            (b'a' + self.file()) as char,
-            (b'1' + self.rank()) as char
-        )
+        crate::rules::coordinate::write(f, self.file(), self.rank())
     }
 }
 

@@ -60,13 +60,20 @@ struct Names<'a>(Option<&'a AnyState>);
 
 impl Serialize for Names<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeSeq;
+        use serde::ser::{Error, SerializeSeq};
+        use std::fmt::Write;
         let mut seq = serializer.serialize_seq(None)?;
         let mut written = Ok(());
         if let Some(rules) = self.0 {
+            // Each name is written whole and then escaped once (through `collect_str`, the
+            // escaper ran once per piece the name's `Display` wrote).
+            let mut name = String::new();
             rules.for_each_legal_move(|mv| {
                 if written.is_ok() {
-                    written = seq.serialize_element(&format_args!("{mv}"));
+                    name.clear();
+                    written = write!(name, "{mv}")
+                        .map_err(S::Error::custom)
+                        .and_then(|()| seq.serialize_element(name.as_str()));
                 }
             });
         }

@@ -901,7 +901,8 @@ impl StoredGame {
                 .collect(),
         };
         // The head without its closing brace, `,"moves":[…],`, the tail without its opening one.
-        let mut out = Vec::with_capacity(512 + 2 * self.moves.len());
+        // `write_moves` reserves room for the list itself.
+        let mut out = Vec::with_capacity(512);
         serde_json::to_writer(&mut out, &head).expect("a view serializes");
         out.pop();
         out.extend_from_slice(b",\"moves\":");

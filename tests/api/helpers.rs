@@ -17,6 +17,24 @@ pub fn redis_key(prefix: &str, id: &str, part: &str) -> String {
     format!("{prefix}:{{{}}}:{id}:{part}", &id[..2])
 }
 
+/// `mv` played with `token`, under the `Idempotency-Key` `key`.
+pub async fn move_with_key(
+    app: &TestApp,
+    id: &str,
+    token: &str,
+    key: &str,
+    mv: &str,
+) -> reqwest::Response {
+    app.client
+        .post(app.url(&format!("/v1/games/{id}/moves")))
+        .bearer_auth(token)
+        .header("idempotency-key", key)
+        .json(&serde_json::json!({ "move": mv }))
+        .send()
+        .await
+        .unwrap()
+}
+
 /// A private `redis-server` on a free loopback port; killed when dropped.
 pub struct RedisServer {
     pub port: u16,

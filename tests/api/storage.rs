@@ -6,10 +6,11 @@ use std::time::Duration;
 
 use pillarz::api::Seat;
 use pillarz::service::configuration::Settings;
+use pillarz::service::store::renewal_slack;
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::helpers::{RedisServer, TestApp, assert_problem, settings_for};
+use crate::helpers::{RedisServer, TestApp, assert_problem, move_with_key, settings_for};
 
 fn pttl(conn: &mut redis::Connection, key: &str) -> i64 {
     redis::cmd("PTTL").arg(key).query(conn).unwrap()
@@ -19,6 +20,32 @@ fn keys(conn: &mut redis::Connection, pattern: &str) -> Vec<String> {
     redis::cmd("KEYS").arg(pattern).query(conn).unwrap()
 }
 
+/// The store's clock in milliseconds.
+fn redis_now(conn: &mut redis::Connection) -> i64 {
+    let (secs, micros): (i64, i64) = redis::cmd("TIME").query(conn).unwrap();
+    secs * 1000 + micros / 1000
+}
+
+/// Makes a game's keys run out in `ms`, as if that much of their lifetime were left: the keys'
+/// lifetimes and the game's note of when they run out (`x`), which a write goes by.
+fn run_down(conn: &mut redis::Connection, game_key: &str, keys: &[&String], ms: i64) {
+    for key in keys {
+        let _: i64 = redis::cmd("PEXPIRE").arg(key).arg(ms).query(conn).unwrap();
+    }
+    let deadline = redis_now(conn) + ms;
+    let _: i64 = redis::cmd("HSET")
+        .arg(game_key)
+        .arg("x")
+        .arg(deadline)
+        .query(conn)
+        .unwrap();
+}
+
+async fn keyed_move(app: &TestApp, id: &str, token: &str, key: &str, mv: &str) {
+    let response = move_with_key(app, id, token, key, mv).await;
+    assert_eq!(response.status(), StatusCode::OK);
+}
+
 #[tokio::test]
 async fn every_redis_key_has_a_lifetime_renewed_by_each_change() {
     let redis = RedisServer::start();
@@ -26,6 +53,9 @@ async fn every_redis_key_has_a_lifetime_renewed_by_each_change() {
     settings.idle_ttl = Duration::from_secs(100);
     settings.finished_ttl = Duration::from_secs(1000);
     let app = TestApp::spawn_with(settings).await;
+    // Redis keeps a game its lifetime after a change, and at most this much more.
+    let slack = renewal_slack(Duration::from_secs(100)).as_millis() as i64;
+    assert!(slack > 0 && slack < 10_000, "{slack}");
     let created = app.create(json!({"game": "pillarz"})).await;
     let id = &created.game.id;
     let mut conn = redis.connection();
@@ -34,41 +64,26 @@ async fn every_redis_key_has_a_lifetime_renewed_by_each_change() {
     for key in [&game_key, &events_key] {
         let ttl = pttl(&mut conn, key);
         assert!(
-            (90_000..=100_000).contains(&ttl),
+            (95_000..=100_000 + slack).contains(&ttl),
             "{key}: a new game lives the idle period, not for ever ({ttl})"
         );
     }
-    // Shorten the lifetimes by hand: a move renews them.
-    for key in [&game_key, &events_key] {
-        let _: i64 = redis::cmd("PEXPIRE")
-            .arg(key)
-            .arg(5000)
-            .query(&mut conn)
-            .unwrap();
-    }
-    let response = app
-        .client
-        .post(app.url(&format!("/v1/games/{id}/moves")))
-        .bearer_auth(&created.tokens[&Seat::P1])
-        .header("idempotency-key", "k1")
-        .json(&json!({"move": "a1+b1"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
+    // Let the lifetimes run down: a move renews them.
+    run_down(&mut conn, &game_key, &[&game_key, &events_key], 5000);
+    keyed_move(&app, id, &created.tokens[&Seat::P1], "k1", "a1+b1").await;
     for key in [&game_key, &events_key] {
         let ttl = pttl(&mut conn, key);
-        assert!(ttl > 90_000, "{key}: renewed by the move ({ttl})");
+        assert!(ttl > 99_000, "{key}: renewed by the move ({ttl})");
     }
     // Every key of the service, whatever it is, expires.
     let all = keys(&mut conn, "ttl:*");
-    assert!(all.len() >= 3, "{all:?}");
+    assert!(all.len() >= 2, "{all:?}");
     for key in &all {
         let ttl = pttl(&mut conn, key);
         assert!(ttl > 0, "{key} has no lifetime ({ttl})");
         assert!(
-            ttl <= 100_000,
-            "{key} lives longer than the idle period ({ttl})"
+            ttl <= 100_000 + slack,
+            "{key} lives longer than the idle period and the slack ({ttl})"
         );
     }
     // Finished: the finished lifetime.
@@ -76,7 +91,86 @@ async fn every_redis_key_has_a_lifetime_renewed_by_each_change() {
     assert_eq!(resigned.status(), StatusCode::OK);
     for key in [&game_key, &events_key] {
         let ttl = pttl(&mut conn, key);
-        assert!(ttl > 900_000, "{key}: the finished lifetime ({ttl})");
+        assert!(ttl > 990_000, "{key}: the finished lifetime ({ttl})");
+    }
+}
+
+/// A move renews the keys only when they would run out before the lifetime or outlive it by
+/// more than the slack: an active game's keys are renewed once per slack, not once per move.
+/// So after every move a key lives from the lifetime to the lifetime and the slack, never less.
+#[tokio::test]
+async fn a_game_within_its_slack_is_not_renewed_by_each_move() {
+    let redis = RedisServer::start();
+    let mut settings = settings_for(Some(&redis), "slack");
+    settings.idle_ttl = Duration::from_secs(100);
+    let app = TestApp::spawn_with(settings).await;
+    let slack = renewal_slack(Duration::from_secs(100)).as_millis() as i64;
+    // A timed Alcazar game has every key a game can have: the hash, the log, the history, and
+    // its shard's due index.
+    let created = app
+        .create(
+            json!({"game": "alcazar", "time_control": {"initial_ms": 600_000, "increment_ms": 0}}),
+        )
+        .await;
+    let id = &created.game.id;
+    let mut conn = redis.connection();
+    let game_key = crate::helpers::redis_key("slack", id, "g");
+    let events_key = crate::helpers::redis_key("slack", id, "e");
+    let history_key = crate::helpers::redis_key("slack", id, "r");
+    let mut view = created.game.clone();
+    for ply in 0..4 {
+        // Inside the band [lifetime, lifetime + slack]: left as it is.
+        run_down(
+            &mut conn,
+            &game_key,
+            &[&game_key, &events_key],
+            100_000 + slack / 2,
+        );
+        let moves = app.legal_moves(id).await;
+        keyed_move(
+            &app,
+            id,
+            &created.tokens[&view.turn],
+            &format!("m{ply}"),
+            &moves[0],
+        )
+        .await;
+        view = app.view(id).await;
+        // Left as run down (less the second the move may take), not set to the lifetime
+        // (100,000) nor to the lifetime and the slack.
+        for key in [&game_key, &events_key] {
+            let ttl = pttl(&mut conn, key);
+            assert!(
+                (100_000 + slack / 2 - 1_000..=100_000 + slack / 2).contains(&ttl),
+                "{key}: not renewed within the slack ({ttl})"
+            );
+        }
+        // The history came into being with the first key, and expires.
+        let ttl = pttl(&mut conn, &history_key);
+        assert!(
+            (90_000..=100_000 + slack).contains(&ttl),
+            "{history_key}: {ttl}"
+        );
+    }
+    // Just below the lifetime: renewed, to the lifetime and the slack.
+    run_down(
+        &mut conn,
+        &game_key,
+        &[&game_key, &events_key, &history_key],
+        99_000,
+    );
+    let moves = app.legal_moves(id).await;
+    keyed_move(&app, id, &created.tokens[&view.turn], "last", &moves[0]).await;
+    for key in [&game_key, &events_key, &history_key] {
+        let ttl = pttl(&mut conn, key);
+        assert!(
+            (100_000 + slack - 5_000..=100_000 + slack).contains(&ttl),
+            "{key}: renewed ({ttl})"
+        );
+    }
+    for key in keys(&mut conn, "slack:*") {
+        let ttl = pttl(&mut conn, &key);
+        assert!(ttl > 0, "{key} has no lifetime ({ttl})");
     }
 }
 

@@ -65,7 +65,8 @@ pub struct Write<'a> {
     pub history_key: Option<u64>,
     /// The change's event, appended to the log under `version`.
     pub event: &'a str,
-    /// Let the game (and its log and answers) expire this long after the write.
+    /// Let the game (and its log and answers) expire this long after the write (in Redis, up
+    /// to [`renewal_slack`] later).
     pub expire_after: Duration,
     /// Save this answer, unless its slot holds one already (then that one is the answer).
     pub answer: Option<SavedAnswer<'a>>,
@@ -118,9 +119,19 @@ pub enum CreateOutcome {
     Skewed,
 }
 
-/// How long the due index lives after its last update: longer than any game in it.
+/// How long the due index lives after its last update: longer than any game in it (a game
+/// lives at most its lifetime and the [`renewal_slack`] after a write that renews the index).
 pub fn index_lifetime(idle: Duration, finished: Duration) -> Duration {
     idle.max(finished) + Duration::from_secs(3600)
+}
+
+/// How much longer than asked Redis may keep a game after a write. Renewing a game's keys
+/// takes one `PEXPIRE` per key (about a microsecond of Redis each, four per move), so a write
+/// renews them only when they would otherwise die before the asked lifetime or outlive it by
+/// more than this: a game then lives from its lifetime to its lifetime and this after its last
+/// change, never less, and an active game's keys are renewed once per slack, not per move.
+pub fn renewal_slack(lifetime: Duration) -> Duration {
+    (lifetime / 32).min(Duration::from_secs(600))
 }
 
 /// The configured store.

@@ -77,7 +77,7 @@ async fn every_redis_key_has_a_lifetime_renewed_by_each_change() {
     }
     // Every key of the service, whatever it is, expires.
     let all = keys(&mut conn, "ttl:*");
-    assert!(all.len() >= 2, "{all:?}");
+    assert!(all.len() >= 3, "{all:?}");
     for key in &all {
         let ttl = pttl(&mut conn, key);
         assert!(ttl > 0, "{key} has no lifetime ({ttl})");
@@ -105,8 +105,8 @@ async fn a_game_within_its_slack_is_not_renewed_by_each_move() {
     settings.idle_ttl = Duration::from_secs(100);
     let app = TestApp::spawn_with(settings).await;
     let slack = renewal_slack(Duration::from_secs(100)).as_millis() as i64;
-    // A timed Alcazar game has every key a game can have: the hash, the log, the history, and
-    // its shard's due index.
+    // A timed Alcazar game with keyed moves has every key a game can have: the hash, the log,
+    // the history, the answers, and its shard's due index.
     let created = app
         .create(
             json!({"game": "alcazar", "time_control": {"initial_ms": 600_000, "increment_ms": 0}}),
@@ -117,6 +117,7 @@ async fn a_game_within_its_slack_is_not_renewed_by_each_move() {
     let game_key = crate::helpers::redis_key("slack", id, "g");
     let events_key = crate::helpers::redis_key("slack", id, "e");
     let history_key = crate::helpers::redis_key("slack", id, "r");
+    let answers_key = crate::helpers::redis_key("slack", id, "i");
     let mut view = created.game.clone();
     for ply in 0..4 {
         // Inside the band [lifetime, lifetime + slack]: left as it is.
@@ -145,23 +146,18 @@ async fn a_game_within_its_slack_is_not_renewed_by_each_move() {
                 "{key}: not renewed within the slack ({ttl})"
             );
         }
-        // The history came into being with the first key, and expires.
-        let ttl = pttl(&mut conn, &history_key);
-        assert!(
-            (90_000..=100_000 + slack).contains(&ttl),
-            "{history_key}: {ttl}"
-        );
+        // The history and the answers came into being with the first move, and expire.
+        for key in [&history_key, &answers_key] {
+            let ttl = pttl(&mut conn, key);
+            assert!((90_000..=100_000 + slack).contains(&ttl), "{key}: {ttl}");
+        }
     }
     // Just below the lifetime: renewed, to the lifetime and the slack.
-    run_down(
-        &mut conn,
-        &game_key,
-        &[&game_key, &events_key, &history_key],
-        99_000,
-    );
+    let every = [&game_key, &events_key, &history_key, &answers_key];
+    run_down(&mut conn, &game_key, &every, 99_000);
     let moves = app.legal_moves(id).await;
     keyed_move(&app, id, &created.tokens[&view.turn], "last", &moves[0]).await;
-    for key in [&game_key, &events_key, &history_key] {
+    for key in every {
         let ttl = pttl(&mut conn, key);
         assert!(
             (100_000 + slack - 5_000..=100_000 + slack).contains(&ttl),
@@ -171,6 +167,58 @@ async fn a_game_within_its_slack_is_not_renewed_by_each_move() {
     for key in keys(&mut conn, "slack:*") {
         let ttl = pttl(&mut conn, &key);
         assert!(ttl > 0, "{key} has no lifetime ({ttl})");
+    }
+}
+
+/// A game stored by an earlier build has no note of when its keys run out (`x`): every write
+/// renews its keys, as that build did, and leaves it so.
+#[tokio::test]
+async fn a_game_in_the_earlier_layout_is_renewed_by_every_write() {
+    let redis = RedisServer::start();
+    let mut settings = settings_for(Some(&redis), "earlier");
+    settings.idle_ttl = Duration::from_secs(100);
+    let app = TestApp::spawn_with(settings).await;
+    let created = app.create(json!({"game": "pillarz"})).await;
+    let id = &created.game.id;
+    let mut conn = redis.connection();
+    let game_key = crate::helpers::redis_key("earlier", id, "g");
+    let events_key = crate::helpers::redis_key("earlier", id, "e");
+    let answers_key = crate::helpers::redis_key("earlier", id, "i");
+    let removed: i64 = redis::cmd("HDEL")
+        .arg(&game_key)
+        .arg("x")
+        .query(&mut conn)
+        .unwrap();
+    assert_eq!(removed, 1, "this build notes when the keys run out");
+    let mut turn = created.game.turn;
+    for ply in 0..3 {
+        for key in [&game_key, &events_key] {
+            let _: i64 = redis::cmd("PEXPIRE")
+                .arg(key)
+                .arg(5000)
+                .query(&mut conn)
+                .unwrap();
+        }
+        let moves = app.legal_moves(id).await;
+        keyed_move(
+            &app,
+            id,
+            &created.tokens[&turn],
+            &format!("m{ply}"),
+            &moves[0],
+        )
+        .await;
+        turn = app.view(id).await.turn;
+        for key in [&game_key, &events_key, &answers_key] {
+            let ttl = pttl(&mut conn, key);
+            assert!(ttl > 99_000, "{key}: renewed by the write ({ttl})");
+        }
+        let x: Option<String> = redis::cmd("HGET")
+            .arg(&game_key)
+            .arg("x")
+            .query(&mut conn)
+            .unwrap();
+        assert_eq!(x, None, "still in the earlier layout");
     }
 }
 

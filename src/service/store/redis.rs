@@ -1,11 +1,12 @@
 //! The Redis store.
 //!
 //! Per game `<prefix>:{<s>}:<id>:` followed by `g` (a hash: `v` version, `c` header, `s` live
-//! part, `d` due time, `w` recent write ids, `x` when the game's keys run out, and `a<slot>`
-//! the saved idempotent answers), `e` (the event log: a list with one `<version> <event>` line
-//! per version, so version `v` is at index `v - 1`; a list rather than a stream, which would
+//! part, `d` due time, `w` recent write ids, `x` when the game's keys run out, `i` present once
+//! it has saved answers), `e` (the event log: a list with one `<version> <event>` line per
+//! version, so version `v` is at index `v - 1`; a list rather than a stream, which would
 //! preallocate 4 KB per game), `r` (the repetition keys, 8 bytes each, appended with `APPEND`;
-//! only games that forbid repetition have one) and `l` (the engine seat's lease); and per shard `<prefix>:{<s>}:due`, a sorted set
+//! only games that forbid repetition have one), `i` (saved idempotent answers) and `l` (the
+//! engine seat's lease); and per shard `<prefix>:{<s>}:due`, a sorted set
 //! of game ids by due time. `<s>` is the shard: the first two hex digits of the id. The hash
 //! tag `{<s>}` puts a game's keys and its shard's index in one Redis Cluster slot, so every
 //! script touches one slot only, and the index is updated in the same atomic step as the game;
@@ -17,8 +18,7 @@
 //! reader that holds nothing gets the header and the whole log. So a script's work per move
 //! does not grow with the game's length. (Games stored by earlier builds kept their moves in
 //! `m`, now unused, and their keys in the field `r` of `g`: they are read as their field `r`
-//! followed by the key `r`; and they had no `x` and kept their answers in the key `i`: see
-//! `WRITE`.)
+//! followed by the key `r`; and they had no `x`: see `WRITE`.)
 //!
 //! Connections are made on first use (one per thread that uses the store), not at start-up, so
 //! the service starts (and reports not-ready) while Redis is down; redis-rs's
@@ -116,29 +116,28 @@ redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
 return 1
 ";
 
-/// The write (see `Write`). KEYS: game, events, answers (of games stored by earlier builds),
-/// due index, history. ARGV: expected version, version, live part, history key ('' if none),
-/// event, lifetime ms, answer slot ('' if none), answer value, write id, due time ('' if none),
-/// channel, id, writer's now, tolerance ms, index lifetime ms, the writer's number of history
-/// keys ('' if none), renewal slack ms. Answers `{code, now, ...}`: 0 gone, 1 applied, 2 saved
-/// answer (then the value), 3 conflict (then the game since the writer's version, as `since`),
-/// 4 skewed. Appends only: it never reads the log or the history.
+/// The write (see `Write`). KEYS: game, events, answers, due index, history. ARGV: expected
+/// version, version, live part, history key ('' if none), event, lifetime ms, answer slot (''
+/// if none), answer value, write id, due time ('' if none), channel, id, writer's now,
+/// tolerance ms, index lifetime ms, the writer's number of history keys ('' if none), renewal
+/// slack ms. Answers `{code, now, ...}`: 0 gone, 1 applied, 2 saved answer (then the value), 3
+/// conflict (then the game since the writer's version, as `since`), 4 skewed. Appends only: it
+/// never reads the log or the history.
 ///
-/// Each `redis.call` costs Redis about a microsecond, so a move makes as few as it can: the
-/// answers are fields of the game's hash (`a<slot>`), read by the first `HMGET` and saved by
-/// the `HSET`; the keys' lifetimes are renewed (`PEXPIRE`) only when `x`, the time they run
-/// out, is outside [now + lifetime, now + lifetime + slack]; the due index is renewed with
-/// them, or when the game enters it. A game stored by an earlier build has no `x`: its keys
-/// are renewed by every write, and its answers are in the key `i`, as that build kept them.
-/// The history key `r` comes into being with the first key appended, and gets its lifetime then.
+/// Each `redis.call` costs Redis about a microsecond, so a move makes as few as it can (eight
+/// with an answer to save and a due time, nine with a history key): the keys' lifetimes are
+/// renewed (`PEXPIRE`) only when `x`, the time they run out, is outside [now + lifetime, now +
+/// lifetime + slack]; the due index with them, or when the game enters it; the history and the
+/// answers when they come into being (the first key appended; the first answer, noted as `i` in
+/// the game's hash). A game stored by an earlier build has no `x`: its keys are renewed by every
+/// write, as that build did. (The answers stay in a hash of their own: as fields of the game's
+/// hash, whose large values make it a hash table, each took four times the memory.)
 const WRITE: &str = r"
-local g = redis.call('HMGET', KEYS[1], 'v', 'w', 'x', 'd', 'a' .. ARGV[7])
+local g = redis.call('HMGET', KEYS[1], 'v', 'w', 'x', 'd', 'i')
 local v = g[1]
 if not v then return {0, now} end
-local x = g[3]
 if ARGV[7] ~= '' then
-  local saved = g[5]
-  if not x then saved = redis.call('HGET', KEYS[3], ARGV[7]) end
+  local saved = redis.call('HGET', KEYS[3], ARGV[7])
   if saved then return {2, now, saved} end
 end
 local w = g[2] or ''
@@ -147,21 +146,23 @@ if math.abs(now - tonumber(ARGV[13])) > tonumber(ARGV[14]) then return {4, now} 
 if v ~= ARGV[1] then
   return {3, now, since(KEYS[1], KEYS[2], KEYS[5], ARGV[1], ARGV[16], v)}
 end
+local x = g[3]
 local life = tonumber(ARGV[6])
 local keep = life + tonumber(ARGV[17])
 local renew = not x or tonumber(x) < now + life or tonumber(x) > now + keep
+local answers = ARGV[7] ~= '' and not g[5]
 local set = {'HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'w', string.sub(ARGV[9] .. ' ' .. w, 1, 33)}
 if ARGV[10] ~= '' then
   set[#set + 1] = 'd'
   set[#set + 1] = ARGV[10]
 end
-if x and ARGV[7] ~= '' then
-  set[#set + 1] = 'a' .. ARGV[7]
-  set[#set + 1] = ARGV[8]
-end
 if x and renew then
   set[#set + 1] = 'x'
   set[#set + 1] = string.format('%.0f', now + keep)
+end
+if x and answers then
+  set[#set + 1] = 'i'
+  set[#set + 1] = '1'
 end
 redis.call(unpack(set))
 if ARGV[10] ~= '' then
@@ -173,15 +174,13 @@ elseif g[4] then
 end
 redis.call('RPUSH', KEYS[2], ARGV[2] .. ' ' .. ARGV[5])
 if ARGV[16] ~= '' and ARGV[4] ~= '' then redis.call('APPEND', KEYS[5], ARGV[4]) end
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[3], ARGV[7], ARGV[8]) end
 if renew then
   redis.call('PEXPIRE', KEYS[1], keep)
   redis.call('PEXPIRE', KEYS[2], keep)
 end
 if ARGV[16] ~= '' and (renew or ARGV[16] == '0') then redis.call('PEXPIRE', KEYS[5], keep) end
-if not x then
-  if ARGV[7] ~= '' then redis.call('HSET', KEYS[3], ARGV[7], ARGV[8]) end
-  redis.call('PEXPIRE', KEYS[3], keep)
-end
+if renew or answers then redis.call('PEXPIRE', KEYS[3], keep) end
 redis.call('PUBLISH', ARGV[11], ARGV[12] .. ' ' .. ARGV[2])
 return {1, now}
 ";
@@ -218,14 +217,6 @@ redis.call('RPUSH', KEYS[2], ARGV[1] .. ' ' .. ARGV[5])
 redis.call('PEXPIRE', KEYS[2], keep)
 redis.call('PUBLISH', ARGV[8], ARGV[9] .. ' ' .. ARGV[1])
 return {1, now}
-";
-
-/// The saved answer in a slot. KEYS: game, answers (of games stored by earlier builds).
-/// ARGV: slot. See `WRITE`.
-const ANSWER: &str = r"
-local g = redis.call('HMGET', KEYS[1], 'x', 'a' .. ARGV[1])
-if g[1] then return g[2] end
-return redis.call('HGET', KEYS[2], ARGV[1])
 ";
 
 /// Takes the lease. KEYS: lease, due index, game. ARGV: owner, ttl ms, id.
@@ -304,7 +295,6 @@ struct Scripts {
     claim: redis::Script,
     release: redis::Script,
     fix_due: redis::Script,
-    answer: redis::Script,
     spend: redis::Script,
     open_stream: redis::Script,
     renew_stream: redis::Script,
@@ -321,7 +311,6 @@ impl Scripts {
             claim: timed(CLAIM),
             release: redis::Script::new(RELEASE),
             fix_due: redis::Script::new(FIX_DUE),
-            answer: redis::Script::new(ANSWER),
             spend: redis::Script::new(SPEND),
             open_stream: redis::Script::new(OPEN_STREAM),
             renew_stream: redis::Script::new(RENEW_STREAM),
@@ -689,12 +678,10 @@ impl RedisStore {
 
     pub async fn saved_answer(&self, id: &str, slot: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
         let mut conn = self.connection().await?;
-        self.scripts
-            .answer
-            .key(self.key(id, "g"))
-            .key(self.key(id, "i"))
+        redis::cmd("HGET")
+            .arg(self.key(id, "i"))
             .arg(slot)
-            .invoke_async(&mut conn)
+            .query_async(&mut conn)
             .await
             .map_err(|e| self.unavailable(e))
     }

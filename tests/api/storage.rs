@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use pillarz::api::Seat;
+use pillarz::api::{CreatedGame, Seat};
 use pillarz::service::configuration::Settings;
 use pillarz::service::store::renewal_slack;
 use reqwest::StatusCode;
@@ -29,9 +29,7 @@ fn redis_now(conn: &mut redis::Connection) -> i64 {
 /// Makes a game's keys run out in `ms`, as if that much of their lifetime were left: the keys'
 /// lifetimes and the game's note of when they run out (`x`), which a write goes by.
 fn run_down(conn: &mut redis::Connection, game_key: &str, keys: &[&String], ms: i64) {
-    for key in keys {
-        let _: i64 = redis::cmd("PEXPIRE").arg(key).arg(ms).query(conn).unwrap();
-    }
+    shorten(conn, keys, ms);
     let deadline = redis_now(conn) + ms;
     let _: i64 = redis::cmd("HSET")
         .arg(game_key)
@@ -41,9 +39,24 @@ fn run_down(conn: &mut redis::Connection, game_key: &str, keys: &[&String], ms: 
         .unwrap();
 }
 
+/// Sets the keys' lifetimes to `ms`, and nothing else.
+fn shorten(conn: &mut redis::Connection, keys: &[&String], ms: i64) {
+    for key in keys {
+        let _: i64 = redis::cmd("PEXPIRE").arg(key).arg(ms).query(conn).unwrap();
+    }
+}
+
 async fn keyed_move(app: &TestApp, id: &str, token: &str, key: &str, mv: &str) {
     let response = move_with_key(app, id, token, key, mv).await;
     assert_eq!(response.status(), StatusCode::OK);
+}
+
+/// Plays the first legal move of the side to move, under the `Idempotency-Key` `key`.
+async fn play_first_legal(app: &TestApp, created: &CreatedGame, key: &str) {
+    let id = &created.game.id;
+    let turn = app.view(id).await.turn;
+    let mv = app.legal_moves(id).await[0].clone();
+    keyed_move(app, id, &created.tokens[&turn], key, &mv).await;
 }
 
 #[tokio::test]
@@ -118,7 +131,6 @@ async fn a_game_within_its_slack_is_not_renewed_by_each_move() {
     let events_key = crate::helpers::redis_key("slack", id, "e");
     let history_key = crate::helpers::redis_key("slack", id, "r");
     let answers_key = crate::helpers::redis_key("slack", id, "i");
-    let mut view = created.game.clone();
     for ply in 0..4 {
         // Inside the band [lifetime, lifetime + slack]: left as it is.
         run_down(
@@ -127,16 +139,7 @@ async fn a_game_within_its_slack_is_not_renewed_by_each_move() {
             &[&game_key, &events_key],
             100_000 + slack / 2,
         );
-        let moves = app.legal_moves(id).await;
-        keyed_move(
-            &app,
-            id,
-            &created.tokens[&view.turn],
-            &format!("m{ply}"),
-            &moves[0],
-        )
-        .await;
-        view = app.view(id).await;
+        play_first_legal(&app, &created, &format!("m{ply}")).await;
         // Left as run down (less the second the move may take), not set to the lifetime
         // (100,000) nor to the lifetime and the slack.
         for key in [&game_key, &events_key] {
@@ -155,8 +158,7 @@ async fn a_game_within_its_slack_is_not_renewed_by_each_move() {
     // Just below the lifetime: renewed, to the lifetime and the slack.
     let every = [&game_key, &events_key, &history_key, &answers_key];
     run_down(&mut conn, &game_key, &every, 99_000);
-    let moves = app.legal_moves(id).await;
-    keyed_move(&app, id, &created.tokens[&view.turn], "last", &moves[0]).await;
+    play_first_legal(&app, &created, "last").await;
     for key in every {
         let ttl = pttl(&mut conn, key);
         assert!(
@@ -190,25 +192,9 @@ async fn a_game_in_the_earlier_layout_is_renewed_by_every_write() {
         .query(&mut conn)
         .unwrap();
     assert_eq!(removed, 1, "this build notes when the keys run out");
-    let mut turn = created.game.turn;
     for ply in 0..3 {
-        for key in [&game_key, &events_key] {
-            let _: i64 = redis::cmd("PEXPIRE")
-                .arg(key)
-                .arg(5000)
-                .query(&mut conn)
-                .unwrap();
-        }
-        let moves = app.legal_moves(id).await;
-        keyed_move(
-            &app,
-            id,
-            &created.tokens[&turn],
-            &format!("m{ply}"),
-            &moves[0],
-        )
-        .await;
-        turn = app.view(id).await.turn;
+        shorten(&mut conn, &[&game_key, &events_key], 5000);
+        play_first_legal(&app, &created, &format!("m{ply}")).await;
         for key in [&game_key, &events_key, &answers_key] {
             let ttl = pttl(&mut conn, key);
             assert!(ttl > 99_000, "{key}: renewed by the write ({ttl})");

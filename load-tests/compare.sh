@@ -91,9 +91,9 @@ for i, (b, h) in enumerate(pairs, 1):
           f"| {b['redis']:.0f} → {h['redis']:.0f} | {b['gen']:.0f} → {h['gen']:.0f} "
           f"| {b['p99']:.2f} → {h['p99']:.2f} | {b['memory']:,.0f} → {h['memory']:,.0f} | {faults} |")
 mean = lambda xs: sum(xs) / len(xs)
+base_moves, head_moves = mean([b["moves"] for b, _ in pairs]), mean([h["moves"] for _, h in pairs])
 logs = [math.log(h["moves"] / b["moves"]) for b, h in pairs]
-print(f"moves/s: mean {mean([b['moves'] for b, _ in pairs]):,.0f} → {mean([h['moves'] for _, h in pairs]):,.0f}, "
-      f"ratio of the means {mean([h['moves'] for _, h in pairs]) / mean([b['moves'] for b, _ in pairs]):.2f}×; "
+print(f"moves/s: mean {base_moves:,.0f} → {head_moves:,.0f}, ratio of the means {head_moves / base_moves:.2f}×; "
       f"geometric mean of the pairs' ratios {math.exp(mean(logs)):.2f}×", end="")
 if len(logs) > 1:
     sd = math.sqrt(sum((x - mean(logs)) ** 2 for x in logs) / (len(logs) - 1))

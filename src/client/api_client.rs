@@ -42,6 +42,12 @@ impl ClientError {
     }
 }
 
+/// How long an idle connection is kept for the next request: less than the keep-alive of the
+/// service (`service::startup::KEEP_ALIVE`, 5 s) and of the usual proxies, so that a request
+/// is never sent on a connection the server is closing that very moment (it would get no
+/// answer — `IncompleteMessage` — and a move sent that way would be of unknown fate).
+pub const IDLE_CONNECTION: Duration = Duration::from_secs(2);
+
 #[derive(Clone)]
 pub struct ApiClient {
     base: String,
@@ -55,6 +61,7 @@ impl ApiClient {
             base: base.trim_end_matches('/').to_string(),
             http: reqwest::Client::builder()
                 .timeout(timeout)
+                .pool_idle_timeout(IDLE_CONNECTION)
                 .build()
                 .expect("a client with a timeout builds"),
             timeout,
@@ -185,4 +192,60 @@ impl ApiClient {
 /// Decodes an answer into an API type.
 pub fn decode<T: DeserializeOwned>(value: &Value) -> Result<T, ClientError> {
     serde_json::from_value(value.clone()).map_err(|e| ClientError::Protocol(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    /// A server that keeps every connection open and answers each request `ok`, counting the
+    /// connections it accepted.
+    fn keep_alive_server() -> (String, Arc<AtomicUsize>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let counter = accepted.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { return };
+                counter.fetch_add(1, Ordering::SeqCst);
+                std::thread::spawn(move || {
+                    let mut buffer = [0; 4096];
+                    while let Ok(n) = stream.read(&mut buffer) {
+                        if n == 0 {
+                            return;
+                        }
+                        let answer = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok";
+                        if stream.write_all(answer).is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        (base, accepted)
+    }
+
+    /// A connection idle for longer than `IDLE_CONNECTION` is not reused: the server may be
+    /// closing it (its keep-alive ran out) just as the request is sent on it.
+    #[tokio::test]
+    async fn an_idle_connection_is_not_reused_after_its_idle_time() {
+        let (base, accepted) = keep_alive_server();
+        let client = ApiClient::new(&base, Duration::from_secs(5));
+        assert_eq!(client.get_text("/a").await.unwrap(), "ok");
+        assert_eq!(client.get_text("/b").await.unwrap(), "ok");
+        assert_eq!(
+            accepted.load(Ordering::SeqCst),
+            1,
+            "a busy connection is reused"
+        );
+        tokio::time::sleep(IDLE_CONNECTION + Duration::from_millis(500)).await;
+        assert_eq!(client.get_text("/c").await.unwrap(), "ok");
+        assert_eq!(accepted.load(Ordering::SeqCst), 2, "an idle one is not");
+    }
 }

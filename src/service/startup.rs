@@ -1,6 +1,7 @@
 //! Building the application: one function used by `pillarz serve` and by the tests.
 
 use std::net::TcpListener;
+use std::time::Duration;
 
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
@@ -14,6 +15,14 @@ use super::routes;
 use super::state::AppState;
 use super::store::{MemoryStore, RedisStore, Store, StoreClock, index_lifetime};
 use super::{body_timeout, cors, engine_seats, request_id, sweeper};
+
+/// How long an idle keep-alive connection stays open. A client that reuses a connection at
+/// the moment the server closes it gets no answer (the request was sent, the connection
+/// dropped), so clients keep idle connections for less: this crate's client and its tests for
+/// [`IDLE_CONNECTION`](crate::client::api_client::IDLE_CONNECTION).
+pub const KEEP_ALIVE: Duration = Duration::from_secs(5);
+const _: () =
+    assert!(crate::client::api_client::IDLE_CONNECTION.as_millis() < KEEP_ALIVE.as_millis());
 
 /// A bound, not yet running server, and the background work that lives as long as it: the
 /// store's change listener or expiry sweep, and the sweeper of due games.
@@ -84,6 +93,7 @@ impl Application {
                 .configure(|cfg| routes::configure(cfg, body_limit))
         })
         .client_request_timeout(request_timeout)
+        .keep_alive(KEEP_ALIVE)
         .shutdown_timeout(10);
         if workers > 0 {
             server = server.workers(workers);

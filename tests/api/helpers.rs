@@ -276,8 +276,11 @@ impl Drop for TestApp {
 }
 
 fn http_client() -> reqwest::Client {
+    // Idle connections dropped before the server's keep-alive closes them: a test that sleeps
+    // past it would otherwise race the close (`IncompleteMessage`).
     reqwest::Client::builder()
         .timeout(Duration::from_secs(20))
+        .pool_idle_timeout(pillarz::client::api_client::IDLE_CONNECTION)
         .build()
         .unwrap()
 }

@@ -20,6 +20,24 @@ fn check_svg(svg: &str, context: &str) {
     );
 }
 
+/// Pilastri's notation reaches h8 on every board; a `last` move off a 6×6 board is not drawn
+/// (its coordinates once wrapped around, and a debug build panicked).
+#[test]
+fn a_last_move_off_the_board_is_not_marked() {
+    let record = AnyRecord::new(GameKind::Pilastri, Variants::NONE, None).unwrap();
+    let unmarked = pillarz::svg::render(record.state(), None);
+    for last in ["h8-h7", "a1-a7", "g1-a1", "a8-a1"] {
+        assert_eq!(
+            pillarz::svg::render(record.state(), Some(last)),
+            unmarked,
+            "{last}"
+        );
+    }
+    let marked = pillarz::svg::render(record.state(), Some("a1-a2"));
+    assert_ne!(marked, unmarked);
+    check_svg(&marked, "a1-a2");
+}
+
 #[test]
 fn random_positions_of_every_game_are_well_formed_svg() {
     let mut rng = SmallRng::seed_from_u64(9);

@@ -195,6 +195,23 @@ impl AnyState {
         })
     }
 
+    /// A move given in (lenient) notation, in canonical form, when it names only squares of
+    /// this board; legal here or not (a move that led to this position, say).
+    pub fn parse_on_board(&self, input: &str) -> Result<String, RulesError> {
+        let kind = self.kind();
+        with_state!(self, s => {
+            let mv = parse_move_in(s, kind, input)?;
+            if !s.position().fits_board(&mv) {
+                return Err(RulesError::BadNotation {
+                    game: kind,
+                    input: input.to_string(),
+                    message: "it names a square off this board".to_string(),
+                });
+            }
+            Ok(mv.to_string())
+        })
+    }
+
     /// Plays a move given in (lenient) notation; returns its canonical form and the repetition
     /// key the history gained (games that forbid repetition).
     pub fn play(&mut self, input: &str) -> Result<(String, Option<u64>), RulesError> {

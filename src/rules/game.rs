@@ -261,6 +261,13 @@ pub trait Game: Clone + PartialEq + fmt::Debug + fmt::Display + Send + Sync + 's
         moves.len() as u64
     }
 
+    /// Whether every square `mv` names lies on this position's board. A game whose notation
+    /// reaches beyond some of its boards (Pilastri's reaches h8 on 6×6) overrides it; drawing a
+    /// move relies on it.
+    fn fits_board(&self, _mv: &Self::Move) -> bool {
+        true
+    }
+
     /// `Ok` when `mv` is legal here, otherwise the reason it is not.
     fn check(&self, mv: &Self::Move) -> Result<(), IllegalMove>;
 

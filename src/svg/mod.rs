@@ -17,7 +17,7 @@ pub(crate) const MARK: &str = "#e8a317";
 pub(crate) const INK: &str = "#333";
 
 /// The picture of the current position of `state`, marking `last` (in the game's notation) if
-/// given and parseable.
+/// given, parseable and on the board.
 pub fn render(state: &AnyState, last: Option<&str>) -> String {
     match state {
         AnyState::Pillarz(r) => pillarz::draw(r.position(), parse_last::<_>(r.position(), last)),
@@ -30,8 +30,10 @@ pub fn render(state: &AnyState, last: Option<&str>) -> String {
     }
 }
 
-fn parse_last<G: Game>(_pos: &G, last: Option<&str>) -> Option<G::Move> {
+/// The move to mark: `last` when it parses and names only squares of `pos`'s board.
+fn parse_last<G: Game>(pos: &G, last: Option<&str>) -> Option<G::Move> {
     last.and_then(|s| G::parse_move(s).ok())
+        .filter(|mv| pos.fits_board(mv))
 }
 
 /// The document's opening, a background and a title.

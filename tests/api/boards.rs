@@ -86,3 +86,31 @@ async fn game_and_position_boards() {
     )
     .await;
 }
+
+/// A `last` move must name squares of the pictured board. Pilastri's notation reaches h8 on
+/// every board, so a 6×6 position with `last=h8-h7` once wrapped the picture's coordinates (and
+/// panicked a debug build), whether or not the game was over.
+#[tokio::test]
+async fn a_last_move_off_the_board_is_refused() {
+    let app = TestApp::spawn_in_memory().await;
+    let start = "o,x,o,x,o,x/x,o,x,o,x,o/o,x,o,x,o,x/x,o,x,o,x,o/o,x,o,x,o,x/x,o,x,o,x,o 1";
+    // Every stack on one corner square: P1 controls it, P2 has no move, the game is over.
+    let over = "-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/-,-,-,-,-,-/oxoxoxoxoxoxoxoxoxoxoxoxoxoxoxoxoxox,-,-,-,-,- 2";
+    let board = |position: &'static str, last: &'static str| {
+        app.client
+            .get(app.url("/v1/board.svg"))
+            .query(&[("game", "pilastri"), ("position", position), ("last", last)])
+            .send()
+    };
+    for position in [start, over] {
+        for last in ["h8-h7", "a1-a7", "g1-a1"] {
+            assert_problem(board(position, last).await.unwrap(), 422, "bad_notation").await;
+        }
+    }
+    // A move on the board is marked, legal here or not (it was played before this position).
+    for last in ["a1-a2", "f6-a6"] {
+        let response = board(start, last).await.unwrap();
+        assert_eq!(response.status(), 200, "{last}");
+        assert!(response.text().await.unwrap().contains("stroke-dasharray"));
+    }
+}

@@ -296,6 +296,10 @@ impl Game for Position {
         }
     }
 
+    fn fits_board(&self, mv: &Move) -> bool {
+        mv.from.on_board(self.size) && mv.to.on_board(self.size)
+    }
+
     #[inline]
     fn count_legal(&self) -> u64 {
         u64::from(self.reach(self.side).moves)
@@ -307,10 +311,9 @@ impl Game for Position {
         }
         let reason = |r: String| Err(IllegalMove::rule(mv, r));
         let Move { from, to } = *mv;
-        for sq in [from, to] {
-            if !sq.on_board(self.size) {
-                return reason(format!("{sq} is off the {0}×{0} board", self.size));
-            }
+        if !self.fits_board(mv) {
+            let sq = if from.on_board(self.size) { to } else { from };
+            return reason(format!("{sq} is off the {0}×{0} board", self.size));
         }
         if self.top[self.side.index()] & from.bit() == 0 {
             return reason(format!("you do not control a stack on {from}"));

@@ -118,7 +118,7 @@ pub async fn game_board(
         (status = 200, description = "The board", content_type = "image/svg+xml", body = String),
         (status = 304, description = "Not modified (`If-None-Match` matched)"),
         (status = 400, description = "`bad_request`: a missing or malformed parameter", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`bad_position`: the position does not parse; `bad_variant`: a variant the game does not have; `bad_notation`: `last` is not a move of this game", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`bad_position`: the position does not parse; `bad_variant`: a variant the game does not have; `bad_notation`: `last` is not a move of this game on this board", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn position_board(
@@ -146,11 +146,9 @@ pub async fn position_board(
     };
     let record = AnyRecord::new(kind, kind.with_variants(&variants)?, Some(&query.position))?;
     if let Some(last) = &query.last {
-        record.check(last).or_else(|e| match e {
-            // The last move was played before this position: it need not be legal in it.
-            crate::rules::RulesError::Illegal(_) => Ok(String::new()),
-            other => Err(other),
-        })?;
+        // The last move was played before this position: it need not be legal in it, only on
+        // its board.
+        record.state().parse_on_board(last)?;
     }
     Ok(svg(
         &req,

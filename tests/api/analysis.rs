@@ -215,3 +215,105 @@ async fn a_saturated_pool_answers_503_with_retry_after() {
     assert!((1..=2 + 2).contains(&ok), "{ok} served");
     assert!(busy >= 4, "{busy} refused");
 }
+
+/// Starts an analysis of up to 20 s and resets the connection after 300 ms, as a careless or
+/// hostile client may. (A client that only half-closes is still answered: it may be waiting
+/// for the answer, so its search runs on and is charged as usual.)
+async fn hang_up_on_a_long_analysis(app: &TestApp) {
+    use tokio::io::AsyncWriteExt;
+    let body = json!({"game": "pilastri", "position": "o,x,o,x,o,x/x,o,x,o,x,o/o,x,o,x,o,x/x,o,x,o,x,o/o,x,o,x,o,x/x,o,x,o,x,o 1", "limits": {"movetime_ms": 20000}}).to_string();
+    let port: u16 = app.address.rsplit(':').next().unwrap().parse().unwrap();
+    let mut socket = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let request = format!(
+        "POST /v1/analysis HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    socket.write_all(request.as_bytes()).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // Closing with a zero linger time sends a reset.
+    socket.set_zero_linger().unwrap();
+    drop(socket);
+}
+
+/// Settings that let an analysis search for 20 s.
+fn long_searches() -> pillarz::service::configuration::Settings {
+    let mut settings = pillarz::service::configuration::Settings::for_tests();
+    settings.analysis.caps.max_time_ms = 20_000;
+    settings.analysis.caps.max_depth = 64;
+    settings
+}
+
+/// Posts a depth-1 analysis every `every` until one is answered `wanted` (and returns it);
+/// any other answer than those in `meanwhile`, or none in 5 s, fails with `why`.
+async fn probe_until(
+    app: &TestApp,
+    wanted: u16,
+    meanwhile: &[u16],
+    every: std::time::Duration,
+    why: &str,
+) -> reqwest::Response {
+    let probe = json!({"game": "pillarz", "position": "00000/00o00x0/00000/00x00o0/00000 1",
+                       "limits": {"depth": 1}});
+    let started = std::time::Instant::now();
+    loop {
+        let response = app.post_json("/v1/analysis", &probe).await;
+        let status = response.status().as_u16();
+        if status == wanted {
+            return response;
+        }
+        assert!(meanwhile.contains(&status), "status {status}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "{why}"
+        );
+        tokio::time::sleep(every).await;
+    }
+}
+
+/// A search keeps a pool worker only while someone waits for it: the worker of a client that
+/// reset its connection is free again long before the search's 20 s.
+#[tokio::test]
+async fn a_search_stops_when_its_client_resets_the_connection() {
+    let mut settings = long_searches();
+    settings.analysis.workers = 1;
+    settings.analysis.queue = 0;
+    let app = TestApp::spawn_with(settings).await;
+    hang_up_on_a_long_analysis(&app).await;
+    probe_until(
+        &app,
+        200,
+        &[503],
+        std::time::Duration::from_millis(50),
+        "the pool is still busy with a search nobody waits for",
+    )
+    .await;
+}
+
+/// Resetting the connection does not make a search free: the time it ran is charged to the
+/// caller, whose next analysis is refused.
+#[tokio::test]
+async fn a_search_whose_client_reset_the_connection_is_charged() {
+    let mut settings = long_searches();
+    settings.anon_quotas = Some(
+        pillarz::service::quota::Quotas::parse(
+            "analysis=150/min",
+            pillarz::service::quota::Quotas::ANONYMOUS,
+        )
+        .unwrap(),
+    );
+    let app = TestApp::spawn_with(settings).await;
+    hang_up_on_a_long_analysis(&app).await;
+    // A probe every half second costs about 1 ms of the 150 each; only the abandoned search
+    // can exhaust them within 5 s.
+    let refused = probe_until(
+        &app,
+        429,
+        &[200, 503],
+        std::time::Duration::from_millis(500),
+        "the abandoned search was not charged",
+    )
+    .await;
+    assert_problem(refused, 429, "rate_limited").await;
+}

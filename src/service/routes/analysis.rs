@@ -1,5 +1,8 @@
 //! `POST /v1/analysis` and `POST /v1/games/{id}/analysis`.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use actix_web::{HttpRequest, HttpResponse, web};
 
 use super::game_id;
@@ -57,10 +60,25 @@ fn check(limits: Limit, multipv: Option<usize>) -> Result<usize, ApiError> {
     }
 }
 
+/// Sets its flag when dropped: a handler dropped before its search ends (the client hung up)
+/// stops that search.
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
 /// Runs an analysis for a caller that still has analysis time left (at least 1 ms: the
 /// time a search takes is known only once it is done), then charges the time it took.
+///
+/// The search and its charge are a task of their own, which the handler awaits. A client that
+/// hangs up drops the handler: the search stops at its next look at its limits (no worker
+/// thinks for nobody), and the task still charges the time it ran (hanging up is no way
+/// around the quota).
 async fn run(
-    state: &AppState,
+    state: &web::Data<AppState>,
     req: &HttpRequest,
     rules: AnyState,
     limits: Limit,
@@ -70,6 +88,36 @@ async fn run(
         Ok(admission) => admission,
         Err(refusal) => return Ok(refusal),
     };
+    let stop = Arc::new(AtomicBool::new(false));
+    let _hang_up = StopOnDrop(stop.clone());
+    let task = actix_web::rt::spawn(search_and_charge(
+        state.clone(),
+        admission.caller,
+        rules,
+        limits,
+        multipv,
+        stop,
+    ));
+    let analysis = task
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("analysis failed: {e}")))??;
+    let mut response = HttpResponse::Ok();
+    for header in admission.headers {
+        response.insert_header(header);
+    }
+    Ok(response.json(view(analysis)))
+}
+
+/// The search on the analysis pool, stopped early if `stop` is set, and its time charged to
+/// `caller`.
+async fn search_and_charge(
+    state: web::Data<AppState>,
+    caller: Option<quota::Caller>,
+    rules: AnyState,
+    limits: Limit,
+    multipv: usize,
+    stop: Arc<AtomicBool>,
+) -> Result<Analysis, ApiError> {
     let caps = state.settings.analysis.caps;
     let game = rules.kind().as_str();
     let analysis = state
@@ -81,6 +129,7 @@ async fn run(
                 &Params {
                     caps,
                     multipv,
+                    stop: Some(&stop),
                     ..Params::analysis(limits, &clock)
                 },
             )
@@ -90,7 +139,7 @@ async fn run(
         .analysis_seconds
         .with_label_values(&[game])
         .observe(analysis.time_ms as f64 / 1000.0);
-    if let Some(caller) = &admission.caller {
+    if let Some(caller) = &caller {
         // The analysis is done and its answer stands even if the store cannot take the
         // charge now; the caller then got that time for free.
         if let Err(e) = state
@@ -106,11 +155,7 @@ async fn run(
             tracing::warn!(error = %e, "analysis time not charged");
         }
     }
-    let mut response = HttpResponse::Ok();
-    for header in admission.headers {
-        response.insert_header(header);
-    }
-    Ok(response.json(view(analysis)))
+    Ok(analysis)
 }
 
 /// Analyse any position: best move, score (proven wins and losses in plies), principal

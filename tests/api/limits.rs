@@ -86,6 +86,70 @@ async fn a_body_that_trickles_in_times_out() {
     assert_eq!(app.get("/v1/catalog").await.status(), 200);
 }
 
+/// Sends `head`, then one chunk of a never-ending chunked body every 300 ms; returns how long
+/// the server took to close the connection (`None`: not within 8 s) and what it answered.
+fn trickle_until_closed(port: u16, head: &'static [u8]) -> (Option<Duration>, String) {
+    let started = Instant::now();
+    let mut socket = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    socket.write_all(head).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    let mut answer = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while started.elapsed() < Duration::from_secs(8) {
+        if socket.write_all(b"1\r\na\r\n").is_err() {
+            return (
+                Some(started.elapsed()),
+                String::from_utf8_lossy(&answer).into(),
+            );
+        }
+        match socket.read(&mut buffer) {
+            Ok(0) => {
+                return (
+                    Some(started.elapsed()),
+                    String::from_utf8_lossy(&answer).into(),
+                );
+            }
+            Ok(n) => answer.extend_from_slice(&buffer[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => {
+                return (
+                    Some(started.elapsed()),
+                    String::from_utf8_lossy(&answer).into(),
+                );
+            }
+        }
+    }
+    (None, String::from_utf8_lossy(&answer).into())
+}
+
+/// A body sent to a route that never reads it is under the same deadline: a client cannot
+/// hold a connection open for ever by trickling a chunked body at a health check.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unread_body_that_trickles_in_is_cut_off() {
+    let mut settings = Settings::for_tests();
+    settings.request_timeout = Duration::from_secs(1);
+    let app = TestApp::spawn_with(settings).await;
+    let port = port_of(&app);
+    for head in [
+        &b"GET /healthz/live HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"[..],
+        &b"GET /v1/catalog HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"[..],
+    ] {
+        let (closed, answer) =
+            tokio::task::spawn_blocking(move || trickle_until_closed(port, head))
+                .await
+                .unwrap();
+        let closed = closed.unwrap_or_else(|| panic!("still open after 8 s; got {answer:?}"));
+        assert!(closed < Duration::from_secs(4), "closed after {closed:?}");
+    }
+    assert_eq!(app.get("/healthz/live").await.status(), 200);
+}
+
 #[tokio::test]
 async fn unknown_methods_share_one_metric_label() {
     let app = TestApp::spawn_in_memory().await;

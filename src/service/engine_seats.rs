@@ -130,10 +130,15 @@ fn start(
     })
 }
 
-/// Starts `game`'s engine seat in the background if it is to move and a thread is free.
-pub fn nudge(state: &web::Data<AppState>, game: &StoredGame) {
-    if let Some(search) = start(state, game) {
-        state.spawn(search);
+/// Starts `game`'s engine seat in the background if it is to move and a thread is free;
+/// whether it did.
+pub fn nudge(state: &web::Data<AppState>, game: &StoredGame) -> bool {
+    match start(state, game) {
+        Some(search) => {
+            state.spawn(search);
+            true
+        }
+        None => false,
     }
 }
 

@@ -4,7 +4,9 @@
 //! that found no free thread, is played.
 //!
 //! Every replica sweeps; the store's lease keeps two of them from thinking for one seat, and
-//! every write is a compare-and-set, so two sweepers settling one flag write it once.
+//! every write is a compare-and-set, so two sweepers settling one flag write it once. A sweep
+//! takes the earliest due games first, and a seat that must wait for a thread goes to the back
+//! of the line, so every due game is reached however many wait.
 
 use std::time::Duration;
 
@@ -22,6 +24,12 @@ const EVERY: Duration = Duration::from_millis(400);
 
 /// Most due games one sweep looks at.
 const BATCH: usize = 64;
+
+/// How long an engine seat that found no free thread waits in the index before it is looked
+/// at again (plus up to half as much again at random). Meanwhile the games due after it come
+/// first: without this, more such seats than a sweep's [`BATCH`] stayed at the index's head
+/// and no sweep ever reached a falling flag or another seat behind them.
+const NO_THREAD_WAIT: Duration = Duration::from_secs(2);
 
 /// Sweeps until dropped.
 pub async fn run(state: web::Data<AppState>) {
@@ -53,7 +61,11 @@ async fn visit(state: &web::Data<AppState>, id: &str) {
         Ok((loaded, now)) => {
             let game = &loaded.game;
             if game.engine_to_move().is_some() {
-                engine_seats::nudge(state, game);
+                if !engine_seats::nudge(state, game) {
+                    let wait = NO_THREAD_WAIT.as_millis() as u64;
+                    let until = now + wait + rand::rng().random_range(0..=wait / 2);
+                    let _ = state.store.postpone(id, until).await;
+                }
             } else if game.due().is_none_or(|due| due > now) {
                 // The index entry is stale (say, its write's reply was lost).
                 let _ = state.store.fix_due(id).await;

@@ -183,3 +183,63 @@ async fn a_panicking_search_is_retried_not_dropped() {
     assert_eq!(view.status, Status::Ongoing);
     assert_eq!(view.turn, Seat::P1);
 }
+
+/// Many games whose two seats are engines, more than a sweep looks at, wait for the one thread
+/// such games may hold: they must not crowd the timed games out of the sweeper's view. Every
+/// timed game's flag is settled with nobody reading it, wherever its id falls in the index.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn waiting_engine_games_do_not_starve_the_sweeper() {
+    let redis = RedisServer::start();
+    let mut settings = settings_for(Some(&redis), "crowd");
+    settings.engine_threads = 2;
+    settings.engine_only_threads = 1;
+    // The engine-only thread is taken by the first such game and held until the test ends.
+    let released = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let hold = released.clone();
+    let player: Thinker = Arc::new(move |_, _, _, _| {
+        let until = Instant::now() + Duration::from_secs(30);
+        while !hold.load(Ordering::SeqCst) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    });
+    let app = TestApp::spawn_with_player(settings, player).await;
+    for _ in 0..300 {
+        let response = app
+            .post_json(
+                "/v1/games",
+                &json!({"game": "pyrga", "seats": {"p1": {"engine": {"level": 1}}, "p2": {"engine": {"level": 1}}}}),
+            )
+            .await;
+        assert_eq!(response.status(), 201);
+    }
+    let mut timed = Vec::new();
+    for _ in 0..8 {
+        let created = app
+            .create(
+                json!({"game": "pyrga", "time_control": {"initial_ms": 300, "increment_ms": 0}}),
+            )
+            .await;
+        timed.push(created.game.id);
+    }
+    let mut conn = redis.connection();
+    let deadline = Instant::now() + Duration::from_secs(12);
+    for id in &timed {
+        loop {
+            let stored: String = redis::cmd("HGET")
+                .arg(redis_key("crowd", id, "g"))
+                .arg("s")
+                .query(&mut conn)
+                .unwrap();
+            if stored.contains("\"timeout\"") {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "game {id}'s flag was never settled"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    released.store(true, Ordering::SeqCst);
+}

@@ -238,6 +238,13 @@ impl MemoryStore {
         inner.index(id, due);
     }
 
+    pub fn postpone(&self, id: &str, until: u64) {
+        let mut inner = self.lock();
+        if inner.due_of.get(id).is_some_and(|at| *at < until) {
+            inner.index(id, Some(until));
+        }
+    }
+
     pub fn claim(&self, id: &str, owner: &str, ttl: Duration) -> bool {
         let mut inner = self.lock();
         let now = Instant::now();

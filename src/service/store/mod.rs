@@ -224,6 +224,18 @@ impl Store {
         }
     }
 
+    /// Moves `id`'s index entry to `until` if it is indexed for earlier (a due game that has
+    /// to wait: others due meanwhile come first); the game itself is not touched.
+    pub async fn postpone(&self, id: &str, until: u64) -> Result<(), StoreError> {
+        match self {
+            Store::Memory(s) => {
+                s.postpone(id, until);
+                Ok(())
+            }
+            Store::Redis(s) => s.postpone(id, until).await,
+        }
+    }
+
     /// Takes the game's lease for `owner` (who thinks for an engine seat) unless someone else
     /// holds it, and moves the game's due time past the lease, so no one else looks at it
     /// before the lease lapses; a dead holder's lease lapses after `ttl` by itself.

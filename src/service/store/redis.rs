@@ -723,10 +723,11 @@ impl RedisStore {
                     .arg(key)
                     .arg("-inf")
                     .arg(now)
+                    .arg("WITHSCORES")
                     .arg("LIMIT")
                     .arg(0)
                     .arg(per_shard)
-                    .query_async::<Vec<String>>(&mut conn)
+                    .query_async::<Vec<(String, u64)>>(&mut conn)
                     .await
             }
         });
@@ -734,8 +735,25 @@ impl RedisStore {
         for result in futures_util::future::join_all(queries).await {
             due.extend(result.map_err(|e| self.unavailable(e))?);
         }
+        // The earliest first, whichever shard they are in: a shard's place in the key space
+        // gives its games no precedence.
+        due.sort_unstable_by_key(|(_, at)| *at);
         due.truncate(limit);
-        Ok(due)
+        Ok(due.into_iter().map(|(id, _)| id).collect())
+    }
+
+    pub async fn postpone(&self, id: &str, until: u64) -> Result<(), StoreError> {
+        let mut conn = self.connection().await?;
+        let _: i64 = redis::cmd("ZADD")
+            .arg(self.index(id))
+            .arg("XX")
+            .arg("GT")
+            .arg(until)
+            .arg(id)
+            .query_async(&mut conn)
+            .await
+            .map_err(|e| self.unavailable(e))?;
+        Ok(())
     }
 
     pub async fn fix_due(&self, id: &str) -> Result<(), StoreError> {

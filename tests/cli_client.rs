@@ -24,7 +24,11 @@ impl Drop for TempDir {
 }
 
 async fn server() -> Server {
-    let app = Application::build(Settings::for_tests()).unwrap();
+    server_with(Settings::for_tests()).await
+}
+
+async fn server_with(settings: Settings) -> Server {
+    let app = Application::build(settings).unwrap();
     let url = format!("http://127.0.0.1:{}", app.port());
     tokio::spawn(app.run_until_stopped());
     let dir = std::env::temp_dir().join(format!("pillarz-cli-{}", uuid::Uuid::new_v4()));
@@ -296,7 +300,20 @@ async fn errors_have_their_own_exit_codes() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn board_saves_an_svg_and_watch_follows_the_game_to_its_end() {
-    let s = server().await;
+    board_and_watch(server().await).await;
+}
+
+/// The server ends every event stream after its lifetime (1 s here); `watch` resumes where it
+/// was and follows the game to its end all the same, missing nothing and repeating nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn watch_resumes_a_stream_the_server_ended() {
+    let mut settings = Settings::for_tests();
+    settings.events_max_lifetime = std::time::Duration::from_secs(1);
+    settings.events_heartbeat = std::time::Duration::from_millis(300);
+    board_and_watch(server_with(settings).await).await;
+}
+
+async fn board_and_watch(s: Server) {
     let id = s.ok(&["new", "pyrga"]).await.trim().to_string();
     s.ok(&["move", &id, "Sb2"]).await;
     let file = s.tokens.with_file_name("board.svg");
@@ -317,8 +334,9 @@ async fn board_saves_an_svg_and_watch_follows_the_game_to_its_end() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
     s.ok(&["move", &id, "Tc2N"]).await;
+    tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
     s.ok(&["resign", &id, "--seat", "p1"]).await;
     let out = tokio::task::spawn_blocking(move || watcher.wait_with_output().unwrap())
         .await

@@ -357,37 +357,50 @@ pub fn board(args: BoardArgs) -> Result<ExitCode, CliError> {
 pub fn watch(args: IdArgs) -> Result<ExitCode, CliError> {
     let client = args.client.validate()?;
     let clear = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let path = format!("/v1/games/{}/events", args.id);
     block_on(async {
         let mut game: Option<GameView> = None;
-        client
-            .api
-            .follow_lines(&format!("/v1/games/{}/events", args.id), |line| {
-                let event: StreamLine = serde_json::from_str(line)
-                    .map_err(|e| crate::client::ClientError::Protocol(e.to_string()))?;
-                match event {
-                    StreamLine::Heartbeat => return Ok(()),
-                    StreamLine::Game { game: view, .. } => game = Some(view),
-                    StreamLine::Change { change, .. } => match &mut game {
-                        Some(view) => view.apply(&change),
-                        None => {
-                            return Err(crate::client::ClientError::Protocol(
-                                "a change before the game".into(),
-                            ));
-                        }
-                    },
-                }
-                if client.json {
-                    println!("{line}");
-                } else if let Some(view) = &game {
-                    if clear {
-                        print!("\x1b[2J\x1b[H");
+        // The server ends a stream after a while (and a proxy may): resume after the last
+        // version seen until the game ends.
+        while game
+            .as_ref()
+            .is_none_or(|view| view.status != Status::Finished)
+        {
+            let last = game.as_ref().map(|view| view.version);
+            if last.is_some() {
+                // Not at once: a server or proxy that cuts every stream short is not hammered.
+                tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+            }
+            client
+                .api
+                .follow_lines(&path, last, |line| {
+                    let event: StreamLine = serde_json::from_str(line)
+                        .map_err(|e| crate::client::ClientError::Protocol(e.to_string()))?;
+                    match event {
+                        StreamLine::Heartbeat => return Ok(()),
+                        StreamLine::Game { game: view, .. } => game = Some(view),
+                        StreamLine::Change { change, .. } => match &mut game {
+                            Some(view) => view.apply(&change),
+                            None => {
+                                return Err(crate::client::ClientError::Protocol(
+                                    "a change before the game".into(),
+                                ));
+                            }
+                        },
                     }
-                    print!("{}", describe(view));
-                    println!();
-                }
-                Ok(())
-            })
-            .await?;
+                    if client.json {
+                        println!("{line}");
+                    } else if let Some(view) = &game {
+                        if clear {
+                            print!("\x1b[2J\x1b[H");
+                        }
+                        print!("{}", describe(view));
+                        println!();
+                    }
+                    Ok(())
+                })
+                .await?;
+        }
         Ok(ExitCode::SUCCESS)
     })
 }

@@ -137,23 +137,26 @@ impl ApiClient {
         response.text().await.map_err(|e| self.transport(e))
     }
 
-    /// Follows an NDJSON stream, calling `each` per line until the server ends it. Streams
-    /// have no overall timeout (they live as long as the game); connecting still does.
+    /// Follows an NDJSON stream (after `last_event_id`, if given), calling `each` per line
+    /// until the server ends it. Streams have no overall timeout (the server ends them);
+    /// connecting still does.
     pub async fn follow_lines(
         &self,
         path: &str,
+        last_event_id: Option<u64>,
         mut each: impl FnMut(&str) -> Result<(), ClientError>,
     ) -> Result<(), ClientError> {
         let http = reqwest::Client::builder()
             .connect_timeout(self.timeout)
             .build()
             .expect("a client builds");
-        let mut response = http
+        let mut request = http
             .get(self.url(path))
-            .header("accept", "application/x-ndjson")
-            .send()
-            .await
-            .map_err(|e| self.transport(e))?;
+            .header("accept", "application/x-ndjson");
+        if let Some(version) = last_event_id {
+            request = request.header("last-event-id", version.to_string());
+        }
+        let mut response = request.send().await.map_err(|e| self.transport(e))?;
         if !response.status().is_success() {
             let text = response.text().await.map_err(|e| self.transport(e))?;
             let problem: Problem =

@@ -53,6 +53,10 @@ pub struct ServeArgs {
     /// Seconds between heartbeats on idle event streams.
     #[arg(long, env = "PILLARZ_EVENTS_HEARTBEAT_SECS", default_value_t = 15)]
     pub events_heartbeat_secs: u64,
+    /// Seconds an event stream lasts at most; then it ends and the client resumes with
+    /// `Last-Event-ID` (as browsers' EventSource does by itself).
+    #[arg(long, env = "PILLARZ_EVENTS_MAX_LIFETIME_SECS", default_value_t = 3600)]
+    pub events_max_lifetime_secs: u64,
     /// Analyses that may run at once (0: one per core).
     #[arg(long, env = "PILLARZ_ANALYSIS_WORKERS", default_value_t = 0)]
     pub analysis_workers: usize,
@@ -155,6 +159,8 @@ pub struct Settings {
     pub workers: usize,
     pub json_logs: bool,
     pub events_heartbeat: Duration,
+    /// How long an event stream lasts at most.
+    pub events_max_lifetime: Duration,
     pub analysis: AnalysisSettings,
     /// Nice value of the search threads (`search_priority`).
     pub search_nice: i32,
@@ -286,6 +292,7 @@ impl Settings {
             workers: args.workers,
             json_logs: args.json_logs,
             events_heartbeat: Duration::from_secs(args.events_heartbeat_secs.max(1)),
+            events_max_lifetime: Duration::from_secs(args.events_max_lifetime_secs.max(1)),
             analysis: AnalysisSettings {
                 workers: if args.analysis_workers == 0 {
                     cores()
@@ -326,6 +333,7 @@ impl Settings {
             workers: 2,
             json_logs: false,
             events_heartbeat: Duration::from_secs(15),
+            events_max_lifetime: Duration::from_secs(3600),
             analysis: AnalysisSettings {
                 workers: 2,
                 queue: 4,

@@ -499,3 +499,69 @@ async fn a_watcher_misses_nothing_across_a_redis_restart() {
     assert_eq!((version, view.moves), (2, vec!["a1+b1".to_string()]));
     assert_eq!(followed_games(&redis, "restart"), [id]);
 }
+
+/// Reads `stream` until the server ends it; how long that took (`None`: not within `within`).
+async fn ends_within(stream: &mut Stream, within: Duration) -> Option<Duration> {
+    let started = std::time::Instant::now();
+    while started.elapsed() < within {
+        if stream.next().await.is_none() {
+            return Some(started.elapsed());
+        }
+    }
+    None
+}
+
+/// A game that expires takes its streams with it: they do not go on sending heartbeats about
+/// a game that is gone.
+#[tokio::test]
+async fn a_stream_ends_when_its_game_expires() {
+    let redis = RedisServer::start();
+    let mut settings = settings_for(Some(&redis), "gone");
+    settings.idle_ttl = Duration::from_secs(1);
+    settings.events_heartbeat = Duration::from_millis(200);
+    let app = TestApp::spawn_with(settings).await;
+    let created = app.create(json!({"game": "pyrga"})).await;
+    let mut streams = Vec::new();
+    for accept in ["text/event-stream", "application/x-ndjson"] {
+        let mut stream = Stream::open(&app, &created.game.id, accept, None).await;
+        stream.game().await.unwrap();
+        streams.push((accept, stream));
+    }
+    for (accept, mut stream) in streams {
+        let ended = ends_within(&mut stream, Duration::from_secs(5)).await;
+        assert!(
+            ended.is_some(),
+            "{accept}: still streaming a game that is gone"
+        );
+    }
+    let gone = app
+        .get(&format!("/v1/games/{}/events", created.game.id))
+        .await;
+    assert_eq!(gone.status(), 404);
+}
+
+/// No stream lasts for ever: it ends after `--events-max-lifetime-secs`, and the client
+/// resumes where it was with `Last-Event-ID`, missing nothing.
+#[tokio::test]
+async fn a_stream_ends_at_its_lifetime_and_resumes() {
+    let mut settings = pillarz::service::configuration::Settings::for_tests();
+    settings.events_max_lifetime = Duration::from_secs(1);
+    settings.events_heartbeat = Duration::from_millis(300);
+    let app = TestApp::spawn_with(settings).await;
+    let created = app.create(json!({"game": "pillarz"})).await;
+    let id = created.game.id.clone();
+    let mut stream = Stream::open(&app, &id, "text/event-stream", None).await;
+    let (_, view) = stream.game().await.unwrap();
+    let ended = ends_within(&mut stream, Duration::from_secs(5)).await;
+    let ended = ended.expect("the stream outlived its lifetime");
+    assert!(ended >= Duration::from_millis(500), "ended after {ended:?}");
+    assert_eq!(
+        app.play(&id, &created.tokens[&Seat::P1], "a1+b1")
+            .await
+            .status(),
+        200
+    );
+    let mut resumed = Stream::resume(&app, "text/event-stream", view).await;
+    let (version, view) = resumed.game().await.unwrap();
+    assert_eq!((version, view.ply), (2, 1));
+}

@@ -8,6 +8,10 @@
 //! starts again with a `game` event of the present. The stream settles a flag itself when it
 //! is due and nobody else did, and ends after the change that finishes the game. Every stream
 //! is a small state machine on the async workers: idle watchers cost no thread.
+//!
+//! Nothing a client opens is held for ever: a stream also ends when its game is gone (it
+//! expired; noticed at a heartbeat) and after `--events-max-lifetime-secs`, from where the
+//! client resumes with `Last-Event-ID`.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -52,6 +56,8 @@ struct Watch {
     retry: bool,
     changes: watch::Receiver<u64>,
     heartbeat: tokio::time::Interval,
+    /// When the stream ends, however lively (`--events-max-lifetime-secs`).
+    ends_at: tokio::time::Instant,
 }
 
 /// The whole game at `now`, as a `game` event.
@@ -142,6 +148,15 @@ impl Watch {
         }
     }
 
+    /// Whether the game no longer exists (it expired, say). A store that cannot answer now
+    /// does not end the stream.
+    async fn game_is_gone(&self) -> bool {
+        matches!(
+            games::read(&self.state, self.id).await,
+            Err(e) if e.code == ErrorCode::GameNotFound
+        )
+    }
+
     /// The next bytes to send, or `None` when the stream is over.
     async fn next(&mut self) -> Option<Bytes> {
         loop {
@@ -167,7 +182,11 @@ impl Watch {
                     }
                     self.refill().await;
                 }
+                _ = tokio::time::sleep_until(self.ends_at) => return None,
                 _ = self.heartbeat.tick() => {
+                    if self.game_is_gone().await {
+                        return None;
+                    }
                     if let Some(slot) = &self.caller_slot {
                         slot.renew().await;
                     }
@@ -202,7 +221,8 @@ const RETRY: Duration = Duration::from_secs(1);
 /// then every change; if the game's log no longer reaches back that far, it starts again with
 /// a `game` event of the present). Heartbeats keep idle connections
 /// open (SSE comments, or `{"event":"heartbeat"}` lines); the stream ends after the change
-/// that finishes the game.
+/// that finishes the game, when the game expires, and after the server's maximum stream
+/// lifetime (an hour by default: resume with `Last-Event-ID`).
 #[utoipa::path(
     get,
     path = "/v1/games/{id}/events",
@@ -320,6 +340,7 @@ pub async fn events(
     };
     let mut heartbeat = tokio::time::interval(state.settings.events_heartbeat);
     heartbeat.reset();
+    let ends_at = tokio::time::Instant::now() + state.settings.events_max_lifetime;
     let more = game.version() < current.version();
     let watch = Watch {
         _slot: slot,
@@ -333,6 +354,7 @@ pub async fn events(
         retry: false,
         changes,
         heartbeat,
+        ends_at,
     };
     let stream = futures_util::stream::unfold(watch, |mut w| async move {
         w.next()

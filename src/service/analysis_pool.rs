@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::error::{ApiError, ErrorCode};
 
@@ -34,12 +34,9 @@ impl AnalysisPool {
         self.capacity - self.admitted.available_permits()
     }
 
-    /// Runs `job` on a blocking thread once a worker is free; refuses at once when the pool
-    /// and its queue are full.
-    pub async fn run<T: Send + 'static>(
-        &self,
-        job: impl FnOnce() -> T + Send + 'static,
-    ) -> Result<T, ApiError> {
+    /// A place in the pool: refused at once when the pool and its queue are full, then
+    /// waits for a worker. Dropping the future while it waits gives the place back.
+    pub async fn admit(&self) -> Result<Worker, ApiError> {
         let admitted = self
             .admitted
             .clone()
@@ -57,8 +54,27 @@ impl AnalysisPool {
             .acquire_owned()
             .await
             .expect("the pool's semaphore is never closed");
+        Ok(Worker {
+            _permits: (admitted, running),
+            nice: self.nice,
+        })
+    }
+}
+
+/// A worker of the pool, held until its job is done.
+pub struct Worker {
+    _permits: (OwnedSemaphorePermit, OwnedSemaphorePermit),
+    nice: i32,
+}
+
+impl Worker {
+    /// Runs `job` on a blocking thread at the searches' priority.
+    pub async fn run<T: Send + 'static>(
+        self,
+        job: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, ApiError> {
         super::search_priority::spawn(self.nice, move || {
-            let _permits = (admitted, running);
+            let _worker = self;
             job()
         })
         .await
@@ -75,7 +91,8 @@ mod tests {
     async fn searches_run_below_the_requests_priority() {
         let requests = own_nice();
         let pool = AnalysisPool::new(1, 0, 12);
-        let search = pool.run(own_nice).await.expect("the pool is free");
+        let worker = pool.admit().await.expect("the pool is free");
+        let search = worker.run(own_nice).await.expect("the search runs");
         assert_eq!(search, 12.max(requests));
         assert_eq!(
             own_nice(),

@@ -317,3 +317,29 @@ async fn a_search_whose_client_reset_the_connection_is_charged() {
     .await;
     assert_problem(refused, 429, "rate_limited").await;
 }
+
+/// A client that resets its connection while its analysis waits in the queue gives its place
+/// back at once: the next caller waits for the busy worker instead of being refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_place_in_the_queue_is_given_back_when_its_client_resets() {
+    let mut settings = long_searches();
+    settings.analysis.workers = 1;
+    settings.analysis.queue = 1;
+    let app = std::sync::Arc::new(TestApp::spawn_with(settings).await);
+    let busy = {
+        let app = app.clone();
+        tokio::spawn(async move {
+            let body = json!({"game": "pillarz", "position": "00000/00o00x0/00000/00x00o0/00000 1",
+                              "limits": {"movetime_ms": 2000}});
+            app.post_json("/v1/analysis", &body).await.status()
+        })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    hang_up_on_a_long_analysis(&app).await;
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let probe = json!({"game": "pillarz", "position": "00000/00o00x0/00000/00x00o0/00000 1",
+                       "limits": {"depth": 1}});
+    let next = app.post_json("/v1/analysis", &probe).await;
+    assert_eq!(next.status(), 200, "the queue's one place was still held");
+    assert_eq!(busy.await.unwrap(), 200);
+}

@@ -10,6 +10,7 @@ use crate::api::{AnalysisLineView, AnalysisRequest, AnalysisView, GameAnalysisRe
 use crate::engine::any::{Analysis, analyse};
 use crate::engine::{Limit, Params};
 use crate::rules::AnyState;
+use crate::service::analysis_pool::Worker;
 use crate::service::error::{ApiError, ErrorCode};
 use crate::service::games;
 use crate::service::quota::{self, Class};
@@ -73,10 +74,11 @@ impl Drop for StopOnDrop {
 /// Runs an analysis for a caller that still has analysis time left (at least 1 ms: the
 /// time a search takes is known only once it is done), then charges the time it took.
 ///
-/// The search and its charge are a task of their own, which the handler awaits. A client that
-/// hangs up drops the handler: the search stops at its next look at its limits (no worker
-/// thinks for nobody), and the task still charges the time it ran (hanging up is no way
-/// around the quota).
+/// The handler waits for a worker of the pool; the search and its charge are then a task of
+/// their own, which the handler awaits. A client that hangs up drops the handler: while it
+/// waits, its place in the queue is given back; while it searches, the search stops at its
+/// next look at its limits (no worker thinks for nobody), and the task still charges the time
+/// it ran (hanging up is no way around the quota).
 async fn run(
     state: &web::Data<AppState>,
     req: &HttpRequest,
@@ -88,9 +90,11 @@ async fn run(
         Ok(admission) => admission,
         Err(refusal) => return Ok(refusal),
     };
+    let worker = state.analysis.admit().await?;
     let stop = Arc::new(AtomicBool::new(false));
     let _hang_up = StopOnDrop(stop.clone());
     let task = actix_web::rt::spawn(search_and_charge(
+        worker,
         state.clone(),
         admission.caller,
         rules,
@@ -108,9 +112,10 @@ async fn run(
     Ok(response.json(view(analysis)))
 }
 
-/// The search on the analysis pool, stopped early if `stop` is set, and its time charged to
+/// The search on `worker`, stopped early if `stop` is set, and its time charged to
 /// `caller`.
 async fn search_and_charge(
+    worker: Worker,
     state: web::Data<AppState>,
     caller: Option<quota::Caller>,
     rules: AnyState,
@@ -120,8 +125,7 @@ async fn search_and_charge(
 ) -> Result<Analysis, ApiError> {
     let caps = state.settings.analysis.caps;
     let game = rules.kind().as_str();
-    let analysis = state
-        .analysis
+    let analysis = worker
         .run(move || {
             let clock = WallClock::start();
             analyse(

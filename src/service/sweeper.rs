@@ -13,7 +13,7 @@ use std::time::Duration;
 use actix_web::web;
 use rand::Rng;
 
-use super::domain::GameId;
+use super::domain::{GameId, StoredGame};
 use super::engine_seats;
 use super::error::ErrorCode;
 use super::games;
@@ -25,11 +25,28 @@ const EVERY: Duration = Duration::from_millis(400);
 /// Most due games one sweep looks at.
 const BATCH: usize = 64;
 
-/// How long an engine seat that found no free thread waits in the index before it is looked
-/// at again (plus up to half as much again at random). Meanwhile the games due after it come
-/// first: without this, more such seats than a sweep's [`BATCH`] stayed at the index's head
-/// and no sweep ever reached a falling flag or another seat behind them.
+/// How long a game of engines alone whose seat found no free thread waits in the index
+/// before it is looked at again (plus up to half as much again at random); a seat with a
+/// person waiting goes just behind the games due now. Without this, more waiting seats than
+/// a sweep's [`BATCH`] stayed at the index's head, and no sweep ever reached a falling flag
+/// or another seat behind them.
 const NO_THREAD_WAIT: Duration = Duration::from_secs(2);
+
+/// When a seat of `game` that found no free thread at `now` is looked at again: never after
+/// the engine's flag falls.
+fn retry_at(game: &StoredGame, now: u64) -> u64 {
+    let wait = if game.engines_only() {
+        let wait = NO_THREAD_WAIT.as_millis() as u64;
+        wait + rand::rng().random_range(0..=wait / 2)
+    } else {
+        1
+    };
+    let wait = game
+        .time_left_to_move(now)
+        .map_or(wait, |left| wait.min(left))
+        .max(1);
+    now + wait
+}
 
 /// Sweeps until dropped.
 pub async fn run(state: web::Data<AppState>) {
@@ -61,10 +78,10 @@ async fn visit(state: &web::Data<AppState>, id: &str) {
         Ok((loaded, now)) => {
             let game = &loaded.game;
             if game.engine_to_move().is_some() {
-                if !engine_seats::nudge(state, game) {
-                    let wait = NO_THREAD_WAIT.as_millis() as u64;
-                    let until = now + wait + rand::rng().random_range(0..=wait / 2);
-                    let _ = state.store.postpone(id, until).await;
+                if !engine_seats::nudge(state, game)
+                    && let Err(e) = state.store.postpone(id, now, retry_at(game, now)).await
+                {
+                    tracing::debug!(game = id, error = %e, "sweep: cannot postpone");
                 }
             } else if game.due().is_none_or(|due| due > now) {
                 // The index entry is stale (say, its write's reply was lost).

@@ -31,6 +31,11 @@ fn redis_store(redis: &RedisServer, prefix: &str) -> Store {
 
 /// A new untimed game of `kind`, stored under `id`.
 async fn store_new_game(store: &Store, id: GameId, kind: GameKind) -> StoredGame {
+    store_game(store, id, kind, None).await
+}
+
+/// A new untimed game of `kind`, stored under `id` and due at `due`.
+async fn store_game(store: &Store, id: GameId, kind: GameKind, due: Option<u64>) -> StoredGame {
     let tokens = [SeatToken::generate(), SeatToken::generate()];
     let now = store.clock().now_ms();
     let state = AnyState::new(kind, Variants::NONE, None).unwrap();
@@ -42,7 +47,7 @@ async fn store_new_game(store: &Store, id: GameId, kind: GameKind) -> StoredGame
                 snapshot: &game.snapshot(),
                 event: &game.encode(&pillarz::service::domain::Event::Created { at: now }),
                 expire_after: LIFETIME,
-                due: None,
+                due,
                 now,
             },
         )
@@ -50,6 +55,59 @@ async fn store_new_game(store: &Store, id: GameId, kind: GameKind) -> StoredGame
         .unwrap();
     assert_eq!(created, pillarz::service::store::CreateOutcome::Created);
     game
+}
+
+/// A new pyrga game stored under a fresh id, due at `due`; its id.
+async fn store_due_game(store: &Store, due: Option<u64>) -> String {
+    let id = GameId::new_random();
+    store_game(store, id, GameKind::Pyrga, due).await;
+    id.to_string()
+}
+
+/// The due index answers the earliest due games first, whatever their ids, and `postpone`
+/// moves only an entry that is still due: a later due time written meanwhile stands, and a
+/// game with no entry gets none.
+async fn the_due_index_is_earliest_first_and_postponed_only_when_due(store: Store) {
+    let now = store.clock().now_ms();
+    let mut by_time = Vec::new();
+    for i in 0..10u64 {
+        // Due times that the ids' order (random) does not follow.
+        by_time.push((
+            now - 10_000 + i * 100,
+            store_due_game(&store, Some(now - 10_000 + i * 100)).await,
+        ));
+    }
+    let earliest: Vec<String> = by_time.iter().take(3).map(|(_, id)| id.clone()).collect();
+    assert_eq!(store.due(now, 3).await.unwrap(), earliest);
+
+    let later = store_due_game(&store, Some(now + 60_000)).await;
+    let unindexed = store_due_game(&store, None).await;
+    let first = &earliest[0];
+    store.postpone(first, now, now + 5_000).await.unwrap();
+    store.postpone(&later, now, now + 1_000).await.unwrap();
+    store.postpone(&unindexed, now, now + 1_000).await.unwrap();
+    let due_now = store.due(now, 100).await.unwrap();
+    assert!(!due_now.contains(first), "postponed");
+    assert_eq!(due_now.len(), 9);
+    let due_soon = store.due(now + 5_000, 100).await.unwrap();
+    assert_eq!(due_soon.last(), Some(first), "at the back of the line");
+    assert!(!due_soon.contains(&later), "a later due time stands");
+    assert!(!due_soon.contains(&unindexed), "no entry is made");
+    assert!(store.due(now + 60_000, 100).await.unwrap().contains(&later));
+}
+
+#[tokio::test]
+async fn the_due_index_is_earliest_first_and_postponed_only_when_due_redis() {
+    let redis = RedisServer::start();
+    the_due_index_is_earliest_first_and_postponed_only_when_due(redis_store(&redis, "due")).await;
+}
+
+#[tokio::test]
+async fn the_due_index_is_earliest_first_and_postponed_only_when_due_memory() {
+    the_due_index_is_earliest_first_and_postponed_only_when_due(Store::Memory(Box::new(
+        MemoryStore::new(100, StoreClock::default()),
+    )))
+    .await;
 }
 
 /// An embedded store.

@@ -238,9 +238,9 @@ impl MemoryStore {
         inner.index(id, due);
     }
 
-    pub fn postpone(&self, id: &str, until: u64) {
+    pub fn postpone(&self, id: &str, due_by: u64, until: u64) {
         let mut inner = self.lock();
-        if inner.due_of.get(id).is_some_and(|at| *at < until) {
+        if inner.due_of.get(id).is_some_and(|at| *at <= due_by) {
             inner.index(id, Some(until));
         }
     }

@@ -224,15 +224,16 @@ impl Store {
         }
     }
 
-    /// Moves `id`'s index entry to `until` if it is indexed for earlier (a due game that has
-    /// to wait: others due meanwhile come first); the game itself is not touched.
-    pub async fn postpone(&self, id: &str, until: u64) -> Result<(), StoreError> {
+    /// Moves `id`'s index entry to `until` if it is still due by `due_by` (a due game that
+    /// has to wait: the games due meanwhile come first). An entry a write has moved since,
+    /// or removed, stays as it is; the game itself is not touched.
+    pub async fn postpone(&self, id: &str, due_by: u64, until: u64) -> Result<(), StoreError> {
         match self {
             Store::Memory(s) => {
-                s.postpone(id, until);
+                s.postpone(id, due_by, until);
                 Ok(())
             }
-            Store::Redis(s) => s.postpone(id, until).await,
+            Store::Redis(s) => s.postpone(id, due_by, until).await,
         }
     }
 

@@ -241,6 +241,17 @@ if d then redis.call('ZADD', KEYS[2], d, ARGV[1]) else redis.call('ZREM', KEYS[2
 return 1
 ";
 
+/// Moves ARGV[1]'s index entry to ARGV[3] if it is still due at ARGV[2] (a write since the
+/// sweeper looked may have set a later due time, which stands). KEYS: due index.
+const POSTPONE: &str = r"
+local at = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if at and tonumber(at) <= tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+  return 1
+end
+return 0
+";
+
 /// The number of shards (two hex digits of a game id).
 const SHARDS: usize = 256;
 
@@ -295,6 +306,7 @@ struct Scripts {
     claim: redis::Script,
     release: redis::Script,
     fix_due: redis::Script,
+    postpone: redis::Script,
     spend: redis::Script,
     open_stream: redis::Script,
     renew_stream: redis::Script,
@@ -311,6 +323,7 @@ impl Scripts {
             claim: timed(CLAIM),
             release: redis::Script::new(RELEASE),
             fix_due: redis::Script::new(FIX_DUE),
+            postpone: redis::Script::new(POSTPONE),
             spend: redis::Script::new(SPEND),
             open_stream: redis::Script::new(OPEN_STREAM),
             renew_stream: redis::Script::new(RENEW_STREAM),
@@ -742,15 +755,16 @@ impl RedisStore {
         Ok(due.into_iter().map(|(id, _)| id).collect())
     }
 
-    pub async fn postpone(&self, id: &str, until: u64) -> Result<(), StoreError> {
+    pub async fn postpone(&self, id: &str, due_by: u64, until: u64) -> Result<(), StoreError> {
         let mut conn = self.connection().await?;
-        let _: i64 = redis::cmd("ZADD")
-            .arg(self.index(id))
-            .arg("XX")
-            .arg("GT")
-            .arg(until)
+        let _: i64 = self
+            .scripts
+            .postpone
+            .key(self.index(id))
             .arg(id)
-            .query_async(&mut conn)
+            .arg(due_by)
+            .arg(until)
+            .invoke_async(&mut conn)
             .await
             .map_err(|e| self.unavailable(e))?;
         Ok(())

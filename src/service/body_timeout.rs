@@ -150,22 +150,30 @@ pub async fn middleware(
     let boxed: Pin<Box<dyn Stream<Item = Result<Bytes, PayloadError>>>> =
         Box::pin(Shared(body.clone()));
     req.set_payload(Payload::from(boxed));
-    let mut res = next.call(req).await?;
+    // A handler's or an extractor's error is an answer by now (actix turns it into one in the
+    // route); an `Err` could come only from an inner middleware, and none of ours fails.
+    let res = next.call(req).await?;
     if drain(&body).await {
         return Ok(res.map_into_left_body());
     }
+    Ok(holding(res, body).map_into_right_body())
+}
+
+/// `res`, holding its request's `unread` body until it is written, says `Connection: close`,
+/// and actix closes the connection after it: it does so after an answer to a request whose
+/// body is still held and unread. (A body dropped unread is one actix goes on draining, for
+/// as long as the client sends it.)
+fn holding(
+    mut res: ServiceResponse<impl MessageBody + 'static>,
+    unread: Rc<RefCell<Deadline>>,
+) -> ServiceResponse<HoldingUnread> {
     res.response_mut()
         .head_mut()
         .set_connection_type(ConnectionType::Close);
-    // The answer's body holds the request's until it is written: actix closes the connection
-    // after an answer to a request whose body is still held and unread. (A body dropped
-    // unread is one actix goes on draining, for as long as the client sends it.)
-    Ok(res
-        .map_body(|_, answer| HoldingUnread {
-            body: BoxBody::new(answer),
-            _unread: body,
-        })
-        .map_into_right_body())
+    res.map_body(|_, answer| HoldingUnread {
+        body: BoxBody::new(answer),
+        _unread: unread,
+    })
 }
 
 /// Whether a payload error is this deadline's.

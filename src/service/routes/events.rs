@@ -56,8 +56,8 @@ struct Watch {
     retry: bool,
     changes: watch::Receiver<u64>,
     heartbeat: tokio::time::Interval,
-    /// When the stream ends, however lively (`--events-max-lifetime-secs`).
-    ends_at: tokio::time::Instant,
+    /// Fires when the stream ends, however lively (`--events-max-lifetime-secs`).
+    lifetime: std::pin::Pin<Box<tokio::time::Sleep>>,
 }
 
 /// The whole game at `now`, as a `game` event.
@@ -182,7 +182,7 @@ impl Watch {
                     }
                     self.refill().await;
                 }
-                _ = tokio::time::sleep_until(self.ends_at) => return None,
+                _ = &mut self.lifetime => return None,
                 _ = self.heartbeat.tick() => {
                     if self.game_is_gone().await {
                         return None;
@@ -340,7 +340,7 @@ pub async fn events(
     };
     let mut heartbeat = tokio::time::interval(state.settings.events_heartbeat);
     heartbeat.reset();
-    let ends_at = tokio::time::Instant::now() + state.settings.events_max_lifetime;
+    let lifetime = Box::pin(tokio::time::sleep(state.settings.events_max_lifetime));
     let more = game.version() < current.version();
     let watch = Watch {
         _slot: slot,
@@ -354,7 +354,7 @@ pub async fn events(
         retry: false,
         changes,
         heartbeat,
-        ends_at,
+        lifetime,
     };
     let stream = futures_util::stream::unfold(watch, |mut w| async move {
         w.next()

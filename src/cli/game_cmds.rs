@@ -354,35 +354,43 @@ pub fn board(args: BoardArgs) -> Result<ExitCode, CliError> {
     })
 }
 
+/// How many resumptions in a row `watch` makes when the stream brings nothing, before it
+/// gives up (waiting 0.25 s, then twice as long each time, at most 5 s: about 20 s in all).
+const WATCH_RESUMES: u32 = 8;
+
 pub fn watch(args: IdArgs) -> Result<ExitCode, CliError> {
+    use crate::client::ClientError;
     let client = args.client.validate()?;
     let clear = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let path = format!("/v1/games/{}/events", args.id);
     block_on(async {
         let mut game: Option<GameView> = None;
-        // The server ends a stream after a while (and a proxy may): resume after the last
-        // version seen until the game ends.
+        // The server ends a stream after a while, and a proxy or a restart may cut it: resume
+        // after the last version seen until the game ends.
+        let mut fruitless = 0;
         while game
             .as_ref()
             .is_none_or(|view| view.status != Status::Finished)
         {
-            let last = game.as_ref().map(|view| view.version);
-            if last.is_some() {
-                // Not at once: a server or proxy that cuts every stream short is not hammered.
-                tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+            if fruitless > 0 {
+                let wait = (250u64 << (fruitless - 1).min(5)).min(5000);
+                tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
             }
-            client
+            let last = game.as_ref().map(|view| view.version);
+            let mut heard = false;
+            let followed = client
                 .api
                 .follow_lines(&path, last, |line| {
+                    heard = true;
                     let event: StreamLine = serde_json::from_str(line)
-                        .map_err(|e| crate::client::ClientError::Protocol(e.to_string()))?;
+                        .map_err(|e| ClientError::Protocol(e.to_string()))?;
                     match event {
                         StreamLine::Heartbeat => return Ok(()),
                         StreamLine::Game { game: view, .. } => game = Some(view),
                         StreamLine::Change { change, .. } => match &mut game {
                             Some(view) => view.apply(&change),
                             None => {
-                                return Err(crate::client::ClientError::Protocol(
+                                return Err(ClientError::Protocol(
                                     "a change before the game".into(),
                                 ));
                             }
@@ -399,7 +407,24 @@ pub fn watch(args: IdArgs) -> Result<ExitCode, CliError> {
                     }
                     Ok(())
                 })
-                .await?;
+                .await;
+            fruitless = if heard { 0 } else { fruitless + 1 };
+            match followed {
+                Ok(()) => {}
+                // Cut off, or the server is away or busy for a moment: resume.
+                Err(
+                    ClientError::Network { .. }
+                    | ClientError::Timeout { .. }
+                    | ClientError::ServerError(_),
+                ) if game.is_some() && fruitless < WATCH_RESUMES => {}
+                Err(e) => return Err(e.into()),
+            }
+            if fruitless >= WATCH_RESUMES {
+                return Err(ClientError::Protocol(format!(
+                    "the stream ended {WATCH_RESUMES} times in a row without a line"
+                ))
+                .into());
+            }
         }
         Ok(ExitCode::SUCCESS)
     })

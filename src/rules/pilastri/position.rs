@@ -311,9 +311,10 @@ impl Game for Position {
         }
         let reason = |r: String| Err(IllegalMove::rule(mv, r));
         let Move { from, to } = *mv;
-        if !self.fits_board(mv) {
-            let sq = if from.on_board(self.size) { to } else { from };
-            return reason(format!("{sq} is off the {0}×{0} board", self.size));
+        for sq in [from, to] {
+            if !sq.on_board(self.size) {
+                return reason(format!("{sq} is off the {0}×{0} board", self.size));
+            }
         }
         if self.top[self.side.index()] & from.bit() == 0 {
             return reason(format!("you do not control a stack on {from}"));

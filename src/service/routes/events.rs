@@ -10,7 +10,8 @@
 //! is a small state machine on the async workers: idle watchers cost no thread.
 //!
 //! Nothing a client opens is held for ever: a stream also ends when its game is gone (it
-//! expired; noticed at a heartbeat) and after `--events-max-lifetime-secs`, from where the
+//! expired; noticed at a heartbeat, whose read of the game also says whether the log needs
+//! reading) and after `--events-max-lifetime-secs`, from where the
 //! client resumes with `Last-Event-ID`.
 
 use std::collections::VecDeque;
@@ -148,13 +149,15 @@ impl Watch {
         }
     }
 
-    /// Whether the game no longer exists (it expired, say). A store that cannot answer now
-    /// does not end the stream.
-    async fn game_is_gone(&self) -> bool {
-        matches!(
-            games::read(&self.state, self.id).await,
-            Err(e) if e.code == ErrorCode::GameNotFound
-        )
+    /// What a heartbeat learns of the game: `None` when it no longer exists (it expired, say);
+    /// otherwise whether it may have changed since the last event sent (a store that cannot
+    /// answer now neither ends the stream nor rules a change out).
+    async fn check(&self) -> Option<bool> {
+        match games::read(&self.state, self.id).await {
+            Err(e) if e.code == ErrorCode::GameNotFound => None,
+            Ok((loaded, _)) => Some(loaded.game.version() != self.game.version()),
+            Err(_) => Some(true),
+        }
     }
 
     /// The next bytes to send, or `None` when the stream is over.
@@ -184,15 +187,15 @@ impl Watch {
                 }
                 _ = &mut self.lifetime => return None,
                 _ = self.heartbeat.tick() => {
-                    if self.game_is_gone().await {
-                        return None;
-                    }
+                    let changed = self.check().await?;
                     if let Some(slot) = &self.caller_slot {
                         slot.renew().await;
                     }
                     // A safety net under the announcements (best effort in a Redis Cluster):
                     // what the log holds and no announcement told is sent after the heartbeat.
-                    self.refill().await;
+                    if changed {
+                        self.refill().await;
+                    }
                     return Some(heartbeat(self.format));
                 }
                 _ = tokio::time::sleep(RETRY), if self.retry => {

@@ -57,6 +57,15 @@ pub struct ServeArgs {
     /// `Last-Event-ID` (as browsers' EventSource does by itself).
     #[arg(long, env = "PILLARZ_EVENTS_MAX_LIFETIME_SECS", default_value_t = 3600)]
     pub events_max_lifetime_secs: u64,
+    /// Seconds a client may take none of what it is sent: then its event stream ends, and its
+    /// connection is dropped (TCP_USER_TIMEOUT: its receive window shut, or nothing
+    /// acknowledged, for that long).
+    #[arg(
+        long,
+        env = "PILLARZ_STALLED_CLIENT_TIMEOUT_SECS",
+        default_value_t = 30
+    )]
+    pub stalled_client_timeout_secs: u64,
     /// Analyses that may run at once (0: one per core).
     #[arg(long, env = "PILLARZ_ANALYSIS_WORKERS", default_value_t = 0)]
     pub analysis_workers: usize,
@@ -161,6 +170,8 @@ pub struct Settings {
     pub events_heartbeat: Duration,
     /// How long an event stream lasts at most.
     pub events_max_lifetime: Duration,
+    /// How long a client may take none of what it is sent before it is let go.
+    pub stalled_client_timeout: Duration,
     pub analysis: AnalysisSettings,
     /// Nice value of the search threads (`search_priority`).
     pub search_nice: i32,
@@ -234,8 +245,13 @@ impl Settings {
         if args.memory_max_games == 0 {
             return Err("--memory-max-games must be at least 1".into());
         }
-        if args.max_event_streams == 0 || args.request_timeout_secs == 0 {
-            return Err("--max-event-streams and --request-timeout-secs must be at least 1".into());
+        if args.max_event_streams == 0
+            || args.request_timeout_secs == 0
+            || args.stalled_client_timeout_secs == 0
+        {
+            return Err("--max-event-streams, --request-timeout-secs and \
+                 --stalled-client-timeout-secs must be at least 1"
+                .into());
         }
         if args.body_limit < 256 {
             return Err("--body-limit must be at least 256 bytes".into());
@@ -293,6 +309,7 @@ impl Settings {
             json_logs: args.json_logs,
             events_heartbeat: Duration::from_secs(args.events_heartbeat_secs.max(1)),
             events_max_lifetime: Duration::from_secs(args.events_max_lifetime_secs.max(1)),
+            stalled_client_timeout: Duration::from_secs(args.stalled_client_timeout_secs),
             analysis: AnalysisSettings {
                 workers: if args.analysis_workers == 0 {
                     cores()
@@ -334,6 +351,7 @@ impl Settings {
             json_logs: false,
             events_heartbeat: Duration::from_secs(15),
             events_max_lifetime: Duration::from_secs(3600),
+            stalled_client_timeout: Duration::from_secs(30),
             analysis: AnalysisSettings {
                 workers: 2,
                 queue: 4,

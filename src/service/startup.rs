@@ -24,6 +24,19 @@ pub const KEEP_ALIVE: Duration = Duration::from_secs(5);
 const _: () =
     assert!(crate::client::api_client::IDLE_CONNECTION.as_millis() < KEEP_ALIVE.as_millis());
 
+/// Makes the kernel drop a connection whose client takes none of what it is sent for
+/// `timeout` (its receive window shut, or nothing acknowledged): without it, a client that
+/// stops reading a long answer (an event stream, the docs' scripts) holds its connection for
+/// as long as its kernel answers the window probes, which is for ever. Set on the listener,
+/// it holds for every connection accepted from it.
+fn drop_stalled_clients(listener: &TcpListener, timeout: Duration) -> std::io::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android", target_os = "fuchsia"))]
+    socket2::SockRef::from(listener).set_tcp_user_timeout(Some(timeout))?;
+    #[cfg(not(any(target_os = "linux", target_os = "android", target_os = "fuchsia")))]
+    let _ = (listener, timeout);
+    Ok(())
+}
+
 /// A bound, not yet running server, and the background work that lives as long as it: the
 /// store's change listener or expiry sweep, and the sweeper of due games.
 pub struct Application {
@@ -74,6 +87,7 @@ impl Application {
             }
         };
         let listener = TcpListener::bind(settings.listen)?;
+        drop_stalled_clients(&listener, settings.stalled_client_timeout)?;
         let port = listener.local_addr()?.port();
         let workers = settings.workers;
         let body_limit = settings.body_limit;

@@ -284,33 +284,8 @@ async fn a_last_event_id_beyond_the_game_is_refused() {
 
 /// A backlog longer than a page arrives whole, in order, without duplicates (Redis and memory).
 async fn a_long_backlog_arrives_whole(app: &TestApp) {
-    let created = app.create(json!({"game": "alcazar"})).await;
-    let id = created.game.id.clone();
-    // 150 moves, never one that ends the game.
-    let kind: pillarz::rules::GameKind = "alcazar".parse().unwrap();
-    let mut view = created.game.clone();
-    while view.ply < 150 {
-        let record = pillarz::rules::AnyRecord::replay(
-            kind,
-            kind.with_variants(&view.variants).unwrap(),
-            &view.start_position,
-            &view.moves,
-        )
-        .unwrap();
-        let moves = app.legal_moves(&id).await;
-        let n = moves.len();
-        let mv = (0..n)
-            .map(|k| &moves[(view.ply as usize * 7 + k) % n])
-            .find(|mv| {
-                let mut next = record.clone();
-                next.play(mv).unwrap();
-                next.outcome().is_none()
-            })
-            .expect("a move that does not end the game");
-        let response = app.play(&id, &created.tokens[&view.turn], mv).await;
-        assert_eq!(response.status(), 200);
-        view = response.json().await.unwrap();
-    }
+    let view = app.long_game("alcazar", 150).await;
+    let id = view.id.clone();
     assert!(
         view.version > 140,
         "a backlog of several pages ({})",

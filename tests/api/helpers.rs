@@ -399,6 +399,38 @@ impl TestApp {
         response.json().await.unwrap()
     }
 
+    /// Creates a game of `kind` between two persons and plays `plies` moves in it, never one
+    /// that ends it; the game as it then stands.
+    pub async fn long_game(&self, kind: &str, plies: u64) -> GameView {
+        let created = self.create(json!({ "game": kind })).await;
+        let id = created.game.id.clone();
+        let kind: pillarz::rules::GameKind = kind.parse().unwrap();
+        let mut view = created.game.clone();
+        while view.ply < plies {
+            let record = pillarz::rules::AnyRecord::replay(
+                kind,
+                kind.with_variants(&view.variants).unwrap(),
+                &view.start_position,
+                &view.moves,
+            )
+            .unwrap();
+            let moves = self.legal_moves(&id).await;
+            let n = moves.len();
+            let mv = (0..n)
+                .map(|k| &moves[(view.ply as usize * 7 + k) % n])
+                .find(|mv| {
+                    let mut next = record.clone();
+                    next.play(mv).unwrap();
+                    next.outcome().is_none()
+                })
+                .expect("a move that does not end the game");
+            let response = self.play(&id, &created.tokens[&view.turn], mv).await;
+            assert_eq!(response.status(), StatusCode::OK);
+            view = response.json().await.unwrap();
+        }
+        view
+    }
+
     pub async fn legal_moves(&self, id: &str) -> Vec<String> {
         let response = self.get(&format!("/v1/games/{id}/legal-moves")).await;
         assert_eq!(response.status(), StatusCode::OK);

@@ -150,6 +150,117 @@ async fn an_unread_body_that_trickles_in_is_cut_off() {
     assert_eq!(app.get("/healthz/live").await.status(), 200);
 }
 
+/// Sends `request` from a client with a small receive window and segment size (so that a few
+/// KB fill its window, and not much more the server's buffers), and then reads nothing.
+fn client_that_reads_nothing(port: u16, request: &str) -> socket2::Socket {
+    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    socket.set_recv_buffer_size(2048).unwrap();
+    socket.set_tcp_mss(536).unwrap();
+    let server = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    socket.connect(&server.into()).unwrap();
+    (&socket).write_all(request.as_bytes()).unwrap();
+    socket
+}
+
+/// Reads what `socket` was sent until it fails or ends (or nothing comes for 2 s): how many
+/// bytes came, and the error that ended them (`None`: the connection is still open).
+fn read_until_cut(socket: socket2::Socket) -> (usize, Option<std::io::ErrorKind>) {
+    let mut socket = TcpStream::from(socket);
+    socket
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .unwrap();
+    let mut read = 0;
+    let mut buffer = [0u8; 65536];
+    loop {
+        match socket.read(&mut buffer) {
+            Ok(0) => return (read, Some(std::io::ErrorKind::UnexpectedEof)),
+            Ok(n) => read += n,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return (read, None);
+            }
+            Err(e) => return (read, Some(e.kind())),
+        }
+    }
+}
+
+/// A client that asks for a long answer and reads none of it does not hold its connection
+/// for ever: it is dropped after `--stalled-client-timeout-secs`, mid-answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_reads_nothing_is_dropped() {
+    let mut settings = Settings::for_tests();
+    settings.stalled_client_timeout = Duration::from_secs(2);
+    let app = TestApp::spawn_with(settings).await;
+    let bundle = app
+        .get("/docs/swagger-ui-bundle.js")
+        .await
+        .bytes()
+        .await
+        .unwrap();
+    assert!(
+        bundle.len() > 1_000_000,
+        "a long answer ({} bytes)",
+        bundle.len()
+    );
+    let socket = client_that_reads_nothing(
+        port_of(&app),
+        "GET /docs/swagger-ui-bundle.js HTTP/1.1\r\nHost: localhost\r\n\r\n",
+    );
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let (read, cut) = tokio::task::spawn_blocking(move || read_until_cut(socket))
+        .await
+        .unwrap();
+    assert_eq!(
+        cut,
+        Some(std::io::ErrorKind::ConnectionReset),
+        "after {read} bytes"
+    );
+    assert!(read < bundle.len(), "cut mid-answer, after {read} bytes");
+    assert_eq!(app.get("/healthz/live").await.status(), 200);
+}
+
+/// An event stream whose client reads nothing gives its place among the replica's
+/// `--max-event-streams` back: actix stops polling a body nobody takes, so only dropping the
+/// connection ends it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_stream_whose_client_reads_nothing_gives_its_place_back() {
+    let mut settings = Settings::for_tests();
+    settings.max_event_streams = 1;
+    settings.events_heartbeat = Duration::from_millis(500);
+    settings.stalled_client_timeout = Duration::from_secs(2);
+    let app = TestApp::spawn_with(settings).await;
+    // A backlog longer than the client's receive window, in a game that goes on.
+    let id = app.long_game("alcazar", 60).await.id;
+    let stalled = client_that_reads_nothing(
+        port_of(&app),
+        &format!(
+            "GET /v1/games/{id}/events HTTP/1.1\r\nHost: localhost\r\n\
+             Accept: application/x-ndjson\r\nLast-Event-ID: 0\r\n\r\n"
+        ),
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let events = format!("/v1/games/{id}/events");
+    crate::helpers::assert_problem(app.get(&events).await, 503, "busy").await;
+    let started = Instant::now();
+    loop {
+        let again = app.get(&events).await;
+        if again.status() == 200 {
+            break;
+        }
+        crate::helpers::assert_problem(again, 503, "busy").await;
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the stalled stream still holds its place"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    drop(stalled);
+}
+
 #[tokio::test]
 async fn unknown_methods_share_one_metric_label() {
     let app = TestApp::spawn_in_memory().await;

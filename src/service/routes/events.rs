@@ -12,7 +12,9 @@
 //! Nothing a client opens is held for ever: a stream also ends when its game is gone (it
 //! expired; noticed at a heartbeat, whose read of the game also says whether the log needs
 //! reading) and after `--events-max-lifetime-secs`, from where the
-//! client resumes with `Last-Event-ID`.
+//! client resumes with `Last-Event-ID`. A client that stops reading is let go by the kernel
+//! (`--stalled-client-timeout-secs`, see `startup`): actix stops polling a body whose client
+//! takes nothing, so the stream itself would never learn of it.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -224,8 +226,9 @@ const RETRY: Duration = Duration::from_secs(1);
 /// then every change; if the game's log no longer reaches back that far, it starts again with
 /// a `game` event of the present). Heartbeats keep idle connections
 /// open (SSE comments, or `{"event":"heartbeat"}` lines); the stream ends after the change
-/// that finishes the game, when the game expires, and after the server's maximum stream
-/// lifetime (an hour by default: resume with `Last-Event-ID`).
+/// that finishes the game, when the game expires, after the server's maximum stream
+/// lifetime (an hour by default: resume with `Last-Event-ID`), and when its client takes
+/// none of it for the server's stall timeout (30 s by default).
 #[utoipa::path(
     get,
     path = "/v1/games/{id}/events",

@@ -209,6 +209,13 @@ async fn analysis_time_is_charged_as_used() {
         .unwrap();
     assert!((1..=60).contains(&retry), "{retry}");
     assert_problem(second, 429, "rate_limited").await;
+    // A caller out of analysis time is refused before its game is read: the store is not
+    // asked (so an unknown game is not even noticed).
+    let unknown = format!("/v1/games/{}/analysis", uuid::Uuid::new_v4());
+    let refused = app
+        .post_json(&unknown, &json!({"limits": {"depth": 1}}))
+        .await;
+    assert_problem(refused, 429, "rate_limited").await;
 }
 
 #[tokio::test]

@@ -71,8 +71,8 @@ impl Drop for StopOnDrop {
     }
 }
 
-/// Runs an analysis for a caller that still has analysis time left (at least 1 ms: the
-/// time a search takes is known only once it is done), then charges the time it took.
+/// Runs an analysis for a caller admitted with analysis time left (at least 1 ms: the time a
+/// search takes is known only once it is done), then charges the time it took.
 ///
 /// The handler waits for a worker of the pool; the search and its charge are then a task of
 /// their own, which the handler awaits. A client that hangs up drops the handler: while it
@@ -81,15 +81,11 @@ impl Drop for StopOnDrop {
 /// it ran (hanging up is no way around the quota).
 async fn run(
     state: &web::Data<AppState>,
-    req: &HttpRequest,
+    admission: quota::Admission,
     rules: AnyState,
     limits: Limit,
     multipv: usize,
 ) -> Result<HttpResponse, ApiError> {
-    let admission = match quota::admit(state, req, Class::Analysis, 1).await {
-        Ok(admission) => admission,
-        Err(refusal) => return Ok(refusal),
-    };
     let worker = state.analysis.admit().await?;
     let stop = Arc::new(AtomicBool::new(false));
     let _hang_up = StopOnDrop(stop.clone());
@@ -186,7 +182,11 @@ pub async fn analyse_position(
     let variants = kind.with_variants(&request.variants)?;
     let multipv = check(request.limits, request.multipv)?;
     let rules = AnyState::new(kind, variants, Some(&request.position))?;
-    run(&state, &req, rules, request.limits, multipv).await
+    let admission = match quota::admit(&state, &req, Class::Analysis, 1).await {
+        Ok(admission) => admission,
+        Err(refusal) => return Ok(refusal),
+    };
+    run(&state, admission, rules, request.limits, multipv).await
 }
 
 /// Analyse a stored game's current position, its history included.
@@ -212,10 +212,15 @@ pub async fn analyse_game(
     let id = game_id(&path)?;
     let request = body.into_inner();
     let multipv = check(request.limits, request.multipv)?;
+    // Admitted before the game is read: a caller out of analysis time costs the store nothing.
+    let admission = match quota::admit(&state, &req, Class::Analysis, 1).await {
+        Ok(admission) => admission,
+        Err(refusal) => return Ok(refusal),
+    };
     let (loaded, _) = games::read(&state, id).await?;
     run(
         &state,
-        &req,
+        admission,
         loaded.game.rules().clone(),
         request.limits,
         multipv,

@@ -210,7 +210,7 @@ impl ErrorCode {
                 "store_unavailable",
                 503,
                 "Store unavailable",
-                "The game store did not answer. Nothing was changed unless the request is repeated with the same Idempotency-Key; retry after Retry-After seconds.",
+                "The game store did not answer in time, so a write may or may not have been made. Retry after Retry-After seconds with the same Idempotency-Key (a move is made at most once), or read the game to see.",
             ),
             E::StoreFull => (
                 "store_full",

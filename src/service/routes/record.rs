@@ -54,11 +54,12 @@ pub async fn record(
             return Err(incomplete());
         }
         for (version, line) in page {
-            if version > game.version() {
-                break;
-            }
+            // A gap first: a page that starts past the version read must not be read again.
             if version != after + 1 {
                 return Err(incomplete());
+            }
+            if version > game.version() {
+                break;
             }
             events.push(game.decode_event(version, &line).ok_or_else(incomplete)?);
             after = version;

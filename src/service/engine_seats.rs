@@ -13,6 +13,11 @@
 //! Capacity: `--engine-threads` searches at once per replica, of which games whose two seats
 //! are both engines may hold at most `--engine-only-threads`, so they never starve games with
 //! a person waiting.
+//!
+//! Cost: a game's creator pays for its engine seats' thinking out of its analysis quota, as
+//! for an analysis (admitted with 1 ms left, charged the time the search took), so that one
+//! caller cannot take every thinking thread by creating games. A seat whose payer has no
+//! time left waits for its lease to lapse, and is looked at again then.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -25,6 +30,7 @@ use super::domain::{GameId, StoredGame};
 use super::error::{ApiError, ErrorCode};
 use super::games;
 use super::metrics::METRICS;
+use super::quota;
 use super::state::AppState;
 use crate::api::Seat;
 use crate::engine::any::AnyEngine;
@@ -163,6 +169,17 @@ async fn think_and_play(
     if !state.store.claim(&key, &owner, lease).await? {
         return Ok(());
     }
+    let payer = match game.payer() {
+        Some(id) => state.quotas.caller_by_id(&state.store, id).await?,
+        None => None,
+    };
+    if let Some(payer) = &payer
+        && !quota::has_analysis_time(state, payer).await
+    {
+        tracing::debug!(game = %id, payer = %payer.id, "engine seat waits for its payer's analysis time");
+        return Ok(());
+    }
+    let started = std::time::Instant::now();
     let rules = game.rules().clone();
     let ply = game.ply();
     let seed = u64::from_le_bytes(key.as_bytes()[..8].try_into().expect("8 bytes"))
@@ -180,6 +197,16 @@ async fn think_and_play(
     });
     // The threads are free for the next search (maybe this game's other engine seat).
     drop(permits);
+    if let Some(payer) = &payer {
+        let ms = started.elapsed().as_millis() as u64;
+        if let Err(e) = state
+            .quotas
+            .charge(&state.store, payer, quota::Class::Analysis, ms.max(1))
+            .await
+        {
+            tracing::debug!(game = %id, error = %e, "engine seat's thinking not charged");
+        }
+    }
     let result = match search {
         Err(e) => {
             METRICS.engine_failures.inc();

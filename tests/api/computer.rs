@@ -157,3 +157,49 @@ async fn bad_engine_levels_are_refused() {
             .await;
     }
 }
+
+/// A game's engine seats think on its creator's analysis time, as an analysis would: one
+/// caller cannot take every thinking thread by creating games of engines. Once the creator's
+/// time is spent, its engines wait (past the lease, when they are looked at again), and its
+/// own analyses are refused.
+async fn engines_think_on_their_creators_analysis_time(
+    mut settings: pillarz::service::configuration::Settings,
+) {
+    use pillarz::service::quota::Quotas;
+    settings.anon_quotas = Some(Quotas::parse("analysis=100/min", Quotas::ANONYMOUS).unwrap());
+    let app = TestApp::spawn_with(settings).await;
+    // Pyrga ends only at the ply cap; level 8 thinks 1.5 s a move.
+    let created = app
+        .create(json!({"game": "pyrga", "seats": {"p1": {"engine": {"level": 8}}, "p2": {"engine": {"level": 8}}}}))
+        .await;
+    let id = created.game.id.clone();
+    wait_for(&app, &id, |v| v.ply >= 1).await;
+    let analysis = app
+        .post_json(
+            "/v1/analysis",
+            &json!({"game": "pillarz", "position": "00000/00o00x0/00000/00x00o0/00000 1",
+                    "limits": {"depth": 1}}),
+        )
+        .await;
+    crate::helpers::assert_problem(analysis, 429, "rate_limited").await;
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    assert_eq!(
+        app.view(&id).await.ply,
+        1,
+        "the other engine thought unpaid"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn engines_think_on_their_creators_analysis_time_redis() {
+    let redis = RedisServer::start();
+    engines_think_on_their_creators_analysis_time(settings_for(Some(&redis), "pay")).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn engines_think_on_their_creators_analysis_time_memory() {
+    engines_think_on_their_creators_analysis_time(
+        pillarz::service::configuration::Settings::for_tests(),
+    )
+    .await;
+}

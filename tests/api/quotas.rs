@@ -191,6 +191,47 @@ async fn api_keys_have_their_own_quotas_and_can_be_revoked() {
     assert_problem(create(&fresh, Some(&key)).await, 401, "bad_api_key").await;
 }
 
+/// A game lives in the store for days, so the burst rate of creations is not enough: a caller
+/// creates at most `games` a day (all replicas together), and a request refused as invalid
+/// does not count.
+async fn a_caller_creates_at_most_its_games_a_day(a: &TestApp, b: &TestApp) {
+    let invalid = a.post_json("/v1/games", &json!({"game": "chess"})).await;
+    assert_problem(invalid, 400, "bad_request").await;
+    assert_eq!(create(a, None).await.status(), 201);
+    assert_eq!(create(b, None).await.status(), 201);
+    let refused = create(a, None).await;
+    let retry: u64 = refused.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((40_000..=43_200).contains(&retry), "half a day: {retry}");
+    assert_eq!(
+        refused.headers()["ratelimit-policy"],
+        "\"games\";q=2;w=86400"
+    );
+    assert_problem(refused, 429, "rate_limited").await;
+    assert_problem(create(b, None).await, 429, "rate_limited").await;
+}
+
+#[tokio::test]
+async fn a_caller_creates_at_most_its_games_a_day_redis() {
+    let redis = RedisServer::start();
+    let mut settings = settings_for(Some(&redis), "games");
+    settings.anon_quotas = quotas("games=2/d");
+    let a = TestApp::spawn_with(settings.clone()).await;
+    let b = TestApp::spawn_with(settings).await;
+    a_caller_creates_at_most_its_games_a_day(&a, &b).await;
+}
+
+#[tokio::test]
+async fn a_caller_creates_at_most_its_games_a_day_memory() {
+    let mut settings = settings_for(None, "");
+    settings.anon_quotas = quotas("games=2/d");
+    let app = TestApp::spawn_with(settings).await;
+    a_caller_creates_at_most_its_games_a_day(&app, &app).await;
+}
+
 #[tokio::test]
 async fn analysis_time_is_charged_as_used() {
     let mut settings = settings_for(None, "");

@@ -47,6 +47,10 @@ struct Header {
     /// When the game was created (epoch ms); event times count from it.
     #[serde(rename = "t0")]
     created_at: u64,
+    /// Who pays for the engine seats' thinking, out of its analysis quota: the caller that
+    /// created the game (absent without engine seats, or with quotas off).
+    #[serde(rename = "pay", default, skip_serializing_if = "Option::is_none")]
+    payer: Option<String>,
 }
 
 fn no_engines(seats: &[Option<u8>; 2]) -> bool {
@@ -268,6 +272,7 @@ impl StoredGame {
             time_control: time_control.map(|tc| [tc.initial_ms, tc.increment_ms]),
             engine_seats,
             created_at: now,
+            payer: None,
         };
         let live = Live {
             position: rules.position(),
@@ -288,6 +293,18 @@ impl StoredGame {
         };
         game.end_by_rules(now);
         game
+    }
+
+    /// This new game with its engine seats' thinking paid for by the caller `payer` (see
+    /// [`crate::service::quota`]).
+    pub fn paid_by(mut self, payer: String) -> StoredGame {
+        Arc::make_mut(&mut self.header).payer = Some(payer);
+        self
+    }
+
+    /// The caller who pays for the engine seats' thinking, if any.
+    pub fn payer(&self) -> Option<&str> {
+        self.header.payer.as_deref()
     }
 
     /// Rebuilds a game from the store: parses its position and history, replays nothing.

@@ -1,8 +1,10 @@
 //! Quotas: how much one caller may ask of the service, shared by every replica.
 //!
 //! A caller is an integrator's API key ([`api_key`]) or, without one, the client's address.
-//! Each caller has a rate per class of request — games created, writes (moves and
-//! resignations), reads, and milliseconds of analysis — checked with GCRA ([`gcra`]) as one
+//! Each caller has a rate per class of request — games created (a burst rate, and how many a
+//! day, which bounds the games one caller makes the store hold), writes (moves and
+//! resignations), reads, and milliseconds of analysis (an engine seat's thinking is charged
+//! to its game's creator) — checked with GCRA ([`gcra`]) as one
 //! atomic script per check in Redis (so all replicas count together), or in process with the
 //! embedded store. Over quota, the answer is `429 rate_limited` with `Retry-After`; every
 //! answer of a counted request carries the `RateLimit-Policy` and `RateLimit` headers of the
@@ -33,8 +35,11 @@ pub use local::LocalLimiter;
 /// The classes of counted requests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Class {
-    /// `POST /v1/games`.
+    /// `POST /v1/games`, at a burst rate.
     Create,
+    /// `POST /v1/games` again, counted over a day: a game lives on in the store long after
+    /// its creation, so the burst rate alone would let one caller fill it.
+    Games,
     /// Moves and resignations.
     Write,
     /// Reads of games, moves, clocks, boards and the catalog.
@@ -47,6 +52,7 @@ impl Class {
     pub const fn name(self) -> &'static str {
         match self {
             Class::Create => "create",
+            Class::Games => "games",
             Class::Write => "write",
             Class::Read => "read",
             Class::Analysis => "analysis",
@@ -58,6 +64,8 @@ impl Class {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Quotas {
     pub create: Rate,
+    /// Games created per day.
+    pub games: Rate,
     pub write: Rate,
     pub read: Rate,
     /// Milliseconds of analysis.
@@ -69,6 +77,7 @@ pub struct Quotas {
 const SECOND: u64 = 1_000_000;
 const MINUTE: u64 = 60 * SECOND;
 const HOUR: u64 = 60 * MINUTE;
+const DAY: u64 = 24 * HOUR;
 
 impl Quotas {
     /// Anonymous callers' defaults: enough for a person playing and a script analysing
@@ -77,6 +86,10 @@ impl Quotas {
         create: Rate {
             count: 60,
             window_us: MINUTE,
+        },
+        games: Rate {
+            count: 1000,
+            window_us: DAY,
         },
         write: Rate {
             count: 20,
@@ -99,6 +112,10 @@ impl Quotas {
             count: 600,
             window_us: MINUTE,
         },
+        games: Rate {
+            count: 10_000,
+            window_us: DAY,
+        },
         write: Rate {
             count: 200,
             window_us: SECOND,
@@ -117,20 +134,21 @@ impl Quotas {
     pub fn rate(&self, class: Class) -> Rate {
         match class {
             Class::Create => self.create,
+            Class::Games => self.games,
             Class::Write => self.write,
             Class::Read => self.read,
             Class::Analysis => self.analysis,
         }
     }
 
-    /// Parses `create=60/min,write=20/s,read=100/s,analysis=60000/min,streams=16`; classes
-    /// not named keep their value in `base`.
+    /// Parses `create=60/min,games=1000/d,write=20/s,read=100/s,analysis=60000/min,streams=16`;
+    /// classes not named keep their value in `base`.
     pub fn parse(raw: &str, base: Quotas) -> Result<Quotas, String> {
         let mut quotas = base;
         for part in raw.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (name, value) = part
                 .split_once('=')
-                .ok_or_else(|| format!("quota {part:?}: expected <class>=<count>/<s|min|h>"))?;
+                .ok_or_else(|| format!("quota {part:?}: expected <class>=<count>/<s|min|h|d>"))?;
             if name == "streams" {
                 quotas.streams =
                     value.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
@@ -140,7 +158,7 @@ impl Quotas {
             }
             let (count, unit) = value
                 .split_once('/')
-                .ok_or_else(|| format!("quota {part:?}: expected <count>/<s|min|h>"))?;
+                .ok_or_else(|| format!("quota {part:?}: expected <count>/<s|min|h|d>"))?;
             let count: u64 = count
                 .parse()
                 .ok()
@@ -150,17 +168,19 @@ impl Quotas {
                 "s" => SECOND,
                 "min" => MINUTE,
                 "h" => HOUR,
-                _ => return Err(format!("quota {part:?}: the window is s, min or h")),
+                "d" => DAY,
+                _ => return Err(format!("quota {part:?}: the window is s, min, h or d")),
             };
             let rate = Rate { count, window_us };
             match name {
                 "create" => quotas.create = rate,
+                "games" => quotas.games = rate,
                 "write" => quotas.write = rate,
                 "read" => quotas.read = rate,
                 "analysis" => quotas.analysis = rate,
                 _ => {
                     return Err(format!(
-                        "quota {part:?}: the classes are create, write, read, analysis, streams"
+                        "quota {part:?}: the classes are create, games, write, read, analysis, streams"
                     ));
                 }
             }
@@ -175,14 +195,16 @@ impl fmt::Display for Quotas {
             let unit = match r.window_us {
                 SECOND => "s",
                 MINUTE => "min",
-                _ => "h",
+                HOUR => "h",
+                _ => "d",
             };
             format!("{}/{unit}", r.count)
         };
         write!(
             f,
-            "create={},write={},read={},analysis={},streams={}",
+            "create={},games={},write={},read={},analysis={},streams={}",
             rate(self.create),
+            rate(self.games),
             rate(self.write),
             rate(self.read),
             rate(self.analysis),
@@ -411,24 +433,44 @@ impl Limiter {
             .and_then(ApiKey::parse)
             .ok_or_else(|| bad_key("X-Api-Key must be \"pzk_\" and 64 hex digits"))?;
         let digest = key.digest();
-        let found = match self.keys.get(&digest) {
-            Some(found) => found,
-            None => {
-                let found = match store.api_key(&digest).await? {
-                    None => None,
-                    Some(record) => {
-                        Some(Quotas::parse(&record.quotas, Quotas::KEY).map_err(|e| {
-                            ApiError::new(ErrorCode::Internal, format!("a stored key: {e}"))
-                        })?)
-                    }
-                };
-                self.keys.put(digest.clone(), found);
-                found
-            }
-        };
-        let quotas = found.ok_or_else(|| bad_key("no such API key (revoked?)"))?;
+        let quotas = self
+            .key_quotas(store, &digest)
+            .await?
+            .ok_or_else(|| bad_key("no such API key (revoked?)"))?;
         Ok(Some(Caller {
             id: format!("k:{digest}"),
+            quotas,
+        }))
+    }
+
+    /// The quotas of the key of `digest`, `None` if there is no such key.
+    async fn key_quotas(&self, store: &Store, digest: &str) -> Result<Option<Quotas>, ApiError> {
+        if let Some(found) = self.keys.get(digest) {
+            return Ok(found);
+        }
+        let found =
+            match store.api_key(digest).await? {
+                None => None,
+                Some(record) => Some(Quotas::parse(&record.quotas, Quotas::KEY).map_err(|e| {
+                    ApiError::new(ErrorCode::Internal, format!("a stored key: {e}"))
+                })?),
+            };
+        self.keys.put(digest.to_string(), found);
+        Ok(found)
+    }
+
+    /// The caller whose counts are kept under `id` (a game's payer), with its quotas as they
+    /// are now; `None` with quotas off. A key revoked since counts as an anonymous caller.
+    pub async fn caller_by_id(&self, store: &Store, id: &str) -> Result<Option<Caller>, ApiError> {
+        let Some(anonymous) = self.anonymous else {
+            return Ok(None);
+        };
+        let quotas = match id.strip_prefix("k:") {
+            Some(digest) => self.key_quotas(store, digest).await?.unwrap_or(anonymous),
+            None => anonymous,
+        };
+        Ok(Some(Caller {
+            id: id.to_string(),
             quotas,
         }))
     }
@@ -605,6 +647,21 @@ async fn spend(
     Err(refusal(class, rate, &decision))
 }
 
+/// Whether `caller` has analysis time left (at least 1 ms), for thinking it pays for that no
+/// request of its own waits on (an engine seat of a game it created); the time is charged
+/// once known, as for an analysis. A store that cannot answer counts as no.
+pub async fn has_analysis_time(state: &AppState, caller: &Caller) -> bool {
+    if state
+        .quotas
+        .denials
+        .check(&caller.id, Class::Analysis)
+        .is_some()
+    {
+        return false;
+    }
+    spend(state, caller, Class::Analysis, 1).await.is_ok()
+}
+
 /// Checks `class` for `req`: the admission, or the `429` (or `401`) to answer instead.
 pub async fn admit(
     state: &AppState,
@@ -662,8 +719,11 @@ pub async fn middleware(
     match spent {
         Ok(headers) => {
             let mut res = res;
+            // A handler's own refusal (of another class) keeps its headers.
             for (name, value) in headers {
-                res.headers_mut().insert(name, value);
+                if !res.headers().contains_key(&name) {
+                    res.headers_mut().insert(name, value);
+                }
             }
             Ok(res.map_into_left_body())
         }
@@ -677,8 +737,11 @@ mod tests {
 
     #[test]
     fn quotas_parse_over_a_base_and_print_back() {
-        let q =
-            Quotas::parse("create=5/s, analysis=1000/min,streams=2", Quotas::ANONYMOUS).unwrap();
+        let q = Quotas::parse(
+            "create=5/s, analysis=1000/min,streams=2,games=7/d",
+            Quotas::ANONYMOUS,
+        )
+        .unwrap();
         assert_eq!(
             q.create,
             Rate {
@@ -688,12 +751,20 @@ mod tests {
         );
         assert_eq!(q.analysis.count, 1000);
         assert_eq!(q.streams, 2);
+        assert_eq!(
+            q.games,
+            Rate {
+                count: 7,
+                window_us: DAY
+            }
+        );
         assert_eq!(q.read, Quotas::ANONYMOUS.read);
         assert_eq!(Quotas::parse(&q.to_string(), Quotas::KEY), Ok(q));
         for bad in [
             "create",
             "create=0/s",
             "create=5/day",
+            "games=5/week",
             "moves=5/s",
             "streams=0",
         ] {

@@ -10,6 +10,7 @@ use crate::rules::AnyState;
 use crate::service::domain::{GameId, SeatToken, StoredGame, ValidTimeControl};
 use crate::service::error::{ApiError, ErrorCode};
 use crate::service::games;
+use crate::service::quota::{self, Class};
 use crate::service::state::AppState;
 
 /// Create a game. The answer holds the seat tokens: they are shown only here.
@@ -32,6 +33,7 @@ use crate::service::state::AppState;
 )]
 pub async fn create(
     state: web::Data<AppState>,
+    req: HttpRequest,
     body: web::Json<CreateGame>,
 ) -> Result<HttpResponse, ApiError> {
     let request = body.into_inner();
@@ -53,10 +55,24 @@ pub async fn create(
         }
         engine_seats[usize::from(*seat == Seat::P2)] = Some(spec.engine.level);
     }
+    // A valid request counts among the caller's games of the day (the store holds each for
+    // days); the game's engine seats think on the caller's analysis time.
+    let admission = match quota::admit(&state, &req, Class::Games, 1).await {
+        Ok(admission) => admission,
+        Err(refusal) => return Ok(refusal),
+    };
+    let payer = match engine_seats.iter().any(Option::is_some) {
+        true => admission.caller.map(|c| c.id),
+        false => None,
+    };
     let id = GameId::new_random();
     let tokens = [SeatToken::generate(), SeatToken::generate()];
     let game = games::create(&state, |now| {
-        StoredGame::create(id, rules.clone(), time_control, engine_seats, &tokens, now)
+        let game = StoredGame::create(id, rules.clone(), time_control, engine_seats, &tokens, now);
+        match &payer {
+            Some(payer) => game.paid_by(payer.clone()),
+            None => game,
+        }
     })
     .await?;
     tracing::info!(game = %game.id(), kind = %kind, "game created");

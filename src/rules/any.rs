@@ -165,6 +165,15 @@ impl AnyState {
         with_state!(self, s => s.history())
     }
 
+    /// Bytes this state holds on the heap (a boxed position, its history), for weighing it.
+    pub fn heap_size(&self) -> usize {
+        let boxed = match self {
+            AnyState::Pilastri(_) => std::mem::size_of::<GameState<pilastri::Position>>(),
+            _ => 0,
+        };
+        boxed + with_state!(self, s => s.heap_size())
+    }
+
     /// Every legal move, canonically, in generation order.
     pub fn legal_moves(&self) -> Vec<String> {
         let mut names = Vec::new();

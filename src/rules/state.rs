@@ -76,6 +76,11 @@ impl<G: Game> GameState<G> {
     }
 
     /// Repetition keys of the positions before the current one, oldest first.
+    /// Bytes this state holds on the heap (its history's keys), for weighing it.
+    pub fn heap_size(&self) -> usize {
+        self.path.capacity() * std::mem::size_of::<u64>()
+    }
+
     pub fn history(&self) -> &[u64] {
         self.path.split_last().map_or(&[], |(_, before)| before)
     }

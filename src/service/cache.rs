@@ -32,6 +32,24 @@ impl Loaded {
         })
     }
 
+    /// About how many bytes this holds (see [`StoredGame::weight`]), the legal-moves answer
+    /// included once computed.
+    pub fn weight(&self) -> usize {
+        // The `Arc`'s two counts, and what `Loaded` adds to the game.
+        2 * std::mem::size_of::<usize>() + std::mem::size_of::<Loaded>()
+            - std::mem::size_of::<StoredGame>()
+            + self.game.weight()
+            + self
+                .legal_moves
+                .get()
+                .map_or(0, |json| json.capacity() + 16)
+    }
+
+    /// Whether the legal-moves answer is computed already.
+    pub fn has_legal_moves(&self) -> bool {
+        self.legal_moves.get().is_some()
+    }
+
     /// The legal-moves answer (JSON), computed at most once per version. The moves' names are
     /// written straight into it (the same bytes as serializing [`crate::api::LegalMoves`],
     /// without a string per move).
@@ -87,7 +105,7 @@ struct ByBytes;
 
 impl Weighter<GameId, Arc<Loaded>> for ByBytes {
     fn weight(&self, _id: &GameId, loaded: &Arc<Loaded>) -> u64 {
-        loaded.game.weight() as u64
+        loaded.weight() as u64
     }
 }
 
@@ -110,7 +128,8 @@ impl GameCache {
         self.games.as_ref()?.get(&id)
     }
 
-    /// Keeps `loaded` unless a newer version of the game is cached already.
+    /// Keeps `loaded` unless a newer version of the game is cached already (again after it
+    /// grew, to weigh it anew).
     pub fn put(&self, loaded: &Arc<Loaded>) {
         let Some(games) = &self.games else {
             return;

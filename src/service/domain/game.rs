@@ -450,9 +450,22 @@ impl StoredGame {
         serde_json::to_string(&self.live).expect("the live part serializes")
     }
 
-    /// A rough size in bytes, for bounding caches.
+    /// About how many bytes this game holds, inline and on the heap (its header counted
+    /// whole, though versions of one game share it), for bounding caches.
     pub fn weight(&self) -> usize {
-        256 + self.moves.len() + self.live.position.len() + 16 * self.rules.history().len()
+        let header = &*self.header;
+        let heap = [
+            std::mem::size_of::<Header>(),
+            header.start.capacity(),
+            header.token_digests.iter().map(String::capacity).sum(),
+            header.variants.capacity() * std::mem::size_of::<Variant>(),
+            header.payer.as_ref().map_or(0, String::capacity),
+            self.moves.capacity(),
+            self.live.position.capacity(),
+            self.rules.heap_size(),
+        ];
+        // Each allocation also costs the allocator's rounding and bookkeeping.
+        std::mem::size_of::<StoredGame>() + heap.iter().map(|&bytes| bytes + 16).sum::<usize>()
     }
 
     pub fn id(&self) -> GameId {

@@ -35,11 +35,13 @@ pub async fn legal(
     if let Some(unchanged) = not_modified(&req, loaded.game.version()) {
         return Ok(unchanged);
     }
-    Ok(json_with_etag(
-        StatusCode::OK,
-        loaded.game.version(),
-        loaded.legal_moves_json().to_string(),
-    ))
+    let computed = loaded.has_legal_moves();
+    let json = loaded.legal_moves_json().to_string();
+    if !computed {
+        // The cached game grew by its answer: weighed again.
+        state.cache.put(&loaded);
+    }
+    Ok(json_with_etag(StatusCode::OK, loaded.game.version(), json))
 }
 
 /// Play a move for the seat whose token is sent. The answer is the game after the move.

@@ -232,6 +232,55 @@ async fn a_caller_creates_at_most_its_games_a_day_memory() {
     a_caller_creates_at_most_its_games_a_day(&app, &app).await;
 }
 
+/// A rate does not bound how much a caller asks at once: its requests in flight are bounded
+/// per replica too. Two creates whose bodies never come hold both places of a caller allowed
+/// two; a third request is refused at once, and the places come back with their answers
+/// (`408` when the body's time is up).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_caller_has_at_most_its_requests_in_flight() {
+    use std::io::Write;
+    let mut settings = settings_for(None, "");
+    settings.anon_quotas = quotas("concurrent=2");
+    settings.request_timeout = std::time::Duration::from_secs(2);
+    let app = TestApp::spawn_with(settings).await;
+    let port: u16 = app.address.rsplit(':').next().unwrap().parse().unwrap();
+    let waiting: Vec<std::net::TcpStream> = (0..2)
+        .map(|_| {
+            let mut socket = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+            socket
+                .write_all(
+                    b"POST /v1/games HTTP/1.1\r\nHost: localhost\r\n\
+                      Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+                )
+                .unwrap();
+            socket
+        })
+        .collect();
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let refused = create(&app, None).await;
+    assert_eq!(refused.headers()["retry-after"], "1");
+    let problem = assert_problem(refused, 429, "rate_limited").await;
+    assert!(
+        problem["detail"].as_str().unwrap().contains("in flight"),
+        "{problem}"
+    );
+    assert_problem(app.get("/v1/catalog").await, 429, "rate_limited").await;
+    let started = std::time::Instant::now();
+    loop {
+        let again = create(&app, None).await;
+        if again.status() == 201 {
+            break;
+        }
+        assert_problem(again, 429, "rate_limited").await;
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(8),
+            "the places came back with the answers"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    drop(waiting);
+}
+
 #[tokio::test]
 async fn analysis_time_is_charged_as_used() {
     let mut settings = settings_for(None, "");

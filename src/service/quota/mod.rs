@@ -10,11 +10,15 @@
 //! answer of a counted request carries the `RateLimit-Policy` and `RateLimit` headers of the
 //! IETF draft (draft-ietf-httpapi-ratelimit-headers), so a client can pace itself. Event
 //! streams are held, not requested, so they are bounded per caller by a count of leases (in
-//! Redis, shared by the replicas; in process with the embedded store).
+//! Redis, shared by the replicas; in process with the embedded store). A rate does not bound
+//! how much a caller asks at once (a read is served while its quota is checked, and a burst
+//! all arrives before the first refusal), so each replica also bounds a caller's requests in
+//! flight ([`places`]).
 
 pub mod api_key;
 pub mod gcra;
 mod local;
+mod places;
 
 use std::fmt;
 use std::net::IpAddr;
@@ -31,6 +35,7 @@ use super::store::Store;
 use api_key::{ApiKey, KeyCache};
 use gcra::{Decision, Rate};
 pub use local::LocalLimiter;
+use places::{Counts, Place};
 
 /// The classes of counted requests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +77,8 @@ pub struct Quotas {
     pub analysis: Rate,
     /// Event streams open at once, per replica.
     pub streams: usize,
+    /// Requests in flight at once, per replica (from their admission to their answer).
+    pub concurrent: usize,
 }
 
 const SECOND: u64 = 1_000_000;
@@ -104,6 +111,7 @@ impl Quotas {
             window_us: MINUTE,
         },
         streams: 16,
+        concurrent: 32,
     };
 
     /// A new key's defaults: ten times an anonymous caller's.
@@ -129,6 +137,7 @@ impl Quotas {
             window_us: MINUTE,
         },
         streams: 160,
+        concurrent: 320,
     };
 
     pub fn rate(&self, class: Class) -> Rate {
@@ -141,19 +150,23 @@ impl Quotas {
         }
     }
 
-    /// Parses `create=60/min,games=1000/d,write=20/s,read=100/s,analysis=60000/min,streams=16`;
-    /// classes not named keep their value in `base`.
+    /// Parses `create=60/min,games=1000/d,write=20/s,read=100/s,analysis=60000/min,streams=16,
+    /// concurrent=32`; classes not named keep their value in `base`.
     pub fn parse(raw: &str, base: Quotas) -> Result<Quotas, String> {
         let mut quotas = base;
         for part in raw.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (name, value) = part
                 .split_once('=')
                 .ok_or_else(|| format!("quota {part:?}: expected <class>=<count>/<s|min|h|d>"))?;
-            if name == "streams" {
-                quotas.streams =
+            if name == "streams" || name == "concurrent" {
+                let count =
                     value.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
-                        format!("quota {part:?}: streams is a count of at least 1")
+                        format!("quota {part:?}: {name} is a count of at least 1")
                     })?;
+                match name {
+                    "streams" => quotas.streams = count,
+                    _ => quotas.concurrent = count,
+                }
                 continue;
             }
             let (count, unit) = value
@@ -180,7 +193,8 @@ impl Quotas {
                 "analysis" => quotas.analysis = rate,
                 _ => {
                     return Err(format!(
-                        "quota {part:?}: the classes are create, games, write, read, analysis, streams"
+                        "quota {part:?}: the classes are create, games, write, read, analysis, \
+                         streams, concurrent"
                     ));
                 }
             }
@@ -202,13 +216,14 @@ impl fmt::Display for Quotas {
         };
         write!(
             f,
-            "create={},games={},write={},read={},analysis={},streams={}",
+            "create={},games={},write={},read={},analysis={},streams={},concurrent={}",
             rate(self.create),
             rate(self.games),
             rate(self.write),
             rate(self.read),
             rate(self.analysis),
-            self.streams
+            self.streams,
+            self.concurrent
         )
     }
 }
@@ -232,7 +247,9 @@ pub struct Limiter {
     /// Callers this replica saw refused, until their `Retry-After`.
     denials: Denials,
     /// Event streams open per caller (the embedded store's count; Redis keeps leases).
-    streams: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>>,
+    streams: Counts,
+    /// Requests in flight per caller on this replica.
+    in_flight: Counts,
 }
 
 /// Refusals this replica answered, remembered until their `Retry-After`, so that a caller
@@ -279,10 +296,7 @@ impl Denials {
 /// count in this process with the embedded store, a lease in Redis (shared by every replica)
 /// otherwise, renewed at each heartbeat so that a dead replica's places lapse by themselves.
 pub enum StreamSlot {
-    Local {
-        caller: String,
-        streams: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>>,
-    },
+    Local(Place),
     Shared {
         caller: String,
         stream: String,
@@ -311,15 +325,8 @@ impl StreamSlot {
 impl Drop for StreamSlot {
     fn drop(&mut self) {
         match self {
-            StreamSlot::Local { caller, streams } => {
-                let mut streams = streams.lock().expect("stream counts lock");
-                if let Some(count) = streams.get_mut(caller) {
-                    *count -= 1;
-                    if *count == 0 {
-                        streams.remove(caller);
-                    }
-                }
-            }
+            // The place gives itself back.
+            StreamSlot::Local(_) => {}
             StreamSlot::Shared {
                 caller,
                 stream,
@@ -350,7 +357,8 @@ impl Limiter {
             keys: KeyCache::new(),
             local: LocalLimiter::new(),
             denials: Denials::default(),
-            streams: Default::default(),
+            streams: Counts::default(),
+            in_flight: Counts::default(),
         }
     }
 
@@ -394,18 +402,10 @@ impl Limiter {
                     state: state.clone(),
                 }))
             }
-            Store::Memory(_) => {
-                let mut streams = self.streams.lock().expect("stream counts lock");
-                let count = streams.entry(caller.id.clone()).or_insert(0);
-                if *count >= caller.quotas.streams {
-                    return Err(full());
-                }
-                *count += 1;
-                Ok(Some(StreamSlot::Local {
-                    caller: caller.id,
-                    streams: self.streams.clone(),
-                }))
-            }
+            Store::Memory(_) => match self.streams.take(&caller.id, caller.quotas.streams) {
+                Some(place) => Ok(Some(StreamSlot::Local(place))),
+                None => Err(full()),
+            },
         }
     }
 
@@ -577,10 +577,38 @@ fn headers(class: Class, rate: Rate, decision: &Decision) -> [(HeaderName, Heade
 }
 
 /// A request let through: who asked (`None` with quotas off) and the headers to add to its
-/// answer.
+/// answer; its place among the caller's requests in flight is held as long as the admission.
 pub struct Admission {
     pub caller: Option<Caller>,
     pub headers: Vec<(HeaderName, HeaderValue)>,
+    _in_flight: Option<Place>,
+}
+
+/// A place among `caller`'s requests in flight on this replica, if it holds fewer than its
+/// maximum.
+fn in_flight(state: &AppState, caller: &Caller) -> Option<Place> {
+    state
+        .quotas
+        .in_flight
+        .take(&caller.id, caller.quotas.concurrent)
+}
+
+/// The `429` for a caller with its maximum of requests in flight.
+fn too_many_in_flight(caller: &Caller) -> HttpResponse {
+    super::metrics::METRICS
+        .rate_limited
+        .with_label_values(&["concurrent"])
+        .inc();
+    let mut error = ApiError::new(
+        ErrorCode::RateLimited,
+        format!(
+            "this caller already has {} requests in flight here, its maximum; wait for their \
+             answers",
+            caller.quotas.concurrent
+        ),
+    );
+    error.retry_after = Some(1);
+    error.error_response()
 }
 
 /// The `429` for a refusal of `class`.
@@ -662,7 +690,8 @@ pub async fn has_analysis_time(state: &AppState, caller: &Caller) -> bool {
     spend(state, caller, Class::Analysis, 1).await.is_ok()
 }
 
-/// Checks `class` for `req`: the admission, or the `429` (or `401`) to answer instead.
+/// Checks `class` for `req`, on a route the middleware does not count: the admission (with
+/// the request's place in flight), or the `429` (or `401`) to answer instead.
 pub async fn admit(
     state: &AppState,
     req: &HttpRequest,
@@ -673,13 +702,31 @@ pub async fn admit(
         return Ok(Admission {
             caller: None,
             headers: Vec::new(),
+            _in_flight: None,
         });
     };
+    let place = in_flight(state, &caller).ok_or_else(|| too_many_in_flight(&caller))?;
     let headers = spend(state, &caller, class, cost).await?;
     Ok(Admission {
         caller: Some(caller),
         headers,
+        _in_flight: Some(place),
     })
+}
+
+/// Checks one more `class` for a request the middleware admitted already (which holds its
+/// place in flight): who asked (`None` with quotas off), or the `429` to answer instead.
+pub async fn admit_also(
+    state: &AppState,
+    req: &HttpRequest,
+    class: Class,
+    cost: u64,
+) -> Result<Option<Caller>, HttpResponse> {
+    let Some(caller) = identify(state, req, class).await? else {
+        return Ok(None);
+    };
+    spend(state, &caller, class, cost).await?;
+    Ok(Some(caller))
 }
 
 /// Middleware of a resource whose requests count as `class` (`None`: not counted).
@@ -705,6 +752,11 @@ pub async fn middleware(
         Ok(Some(caller)) => caller,
         Ok(None) => return Ok(next.call(req).await?.map_into_left_body()),
         Err(refused) => return Ok(req.into_response(refused).map_into_right_body()),
+    };
+    // Held until the answer is made (a streamed answer's body is bounded on its own).
+    let Some(_in_flight) = in_flight(&state, &caller) else {
+        let refused = too_many_in_flight(&caller);
+        return Ok(req.into_response(refused).map_into_right_body());
     };
     let (spent, res) = if class == Class::Read {
         let (spent, res) =
@@ -751,6 +803,13 @@ mod tests {
         );
         assert_eq!(q.analysis.count, 1000);
         assert_eq!(q.streams, 2);
+        assert_eq!(q.concurrent, Quotas::ANONYMOUS.concurrent);
+        assert_eq!(
+            Quotas::parse("concurrent=3", Quotas::KEY)
+                .unwrap()
+                .concurrent,
+            3
+        );
         assert_eq!(
             q.games,
             Rate {
@@ -767,6 +826,7 @@ mod tests {
             "games=5/week",
             "moves=5/s",
             "streams=0",
+            "concurrent=0",
         ] {
             assert!(Quotas::parse(bad, Quotas::ANONYMOUS).is_err(), "{bad}");
         }

@@ -57,12 +57,12 @@ pub async fn create(
     }
     // A valid request counts among the caller's games of the day (the store holds each for
     // days); the game's engine seats think on the caller's analysis time.
-    let admission = match quota::admit(&state, &req, Class::Games, 1).await {
-        Ok(admission) => admission,
+    let caller = match quota::admit_also(&state, &req, Class::Games, 1).await {
+        Ok(caller) => caller,
         Err(refusal) => return Ok(refusal),
     };
     let payer = match engine_seats.iter().any(Option::is_some) {
-        true => admission.caller.map(|c| c.id),
+        true => caller.map(|c| c.id),
         false => None,
     };
     let id = GameId::new_random();

@@ -52,7 +52,7 @@ pub async fn legal(
     params(
         ("id" = String, Path, description = "The game's UUID"),
         ("Idempotency-Key" = Option<String>, Header, pattern = r"^[!-~]{1,128}$",
-         description = "1 to 128 visible ASCII characters, chosen by the client per request: a retry of the same request by the same seat with the same key gets the first answer again (kept 24 hours); the same key with a different request is refused with `422 idempotency_key_reused`"),
+         description = "1 to 128 visible ASCII characters, chosen by the client per request: a retry of the same request by the same seat with the same key gets the first answer again (kept as long as the game); the same key with a different request is refused with `422 idempotency_key_reused`"),
     ),
     request_body = SubmitMove,
     security(("seat_token" = [])),

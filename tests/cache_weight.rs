@@ -55,11 +55,11 @@ fn held_and_weighed(kind: GameKind, plies: u64, with_legal_moves: bool) -> (usiz
     let mut cached: Vec<Arc<Loaded>> = Vec::with_capacity(100);
     let before = HELD.load(Ordering::Relaxed);
     for _ in 0..100 {
-        let loaded = Loaded::new(game(kind, plies, &tokens));
-        if with_legal_moves {
-            loaded.legal_moves_json();
-        }
-        cached.push(loaded);
+        let game = game(kind, plies, &tokens);
+        cached.push(match with_legal_moves {
+            true => Loaded::with_legal_moves(game),
+            false => Loaded::new(game),
+        });
     }
     let held = (HELD.load(Ordering::Relaxed) - before) as usize;
     let weighed = cached.iter().map(|loaded| loaded.weight()).sum();

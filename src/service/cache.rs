@@ -22,30 +22,43 @@ pub struct Loaded {
     pub game: StoredGame,
     /// The legal-moves answer of this version, once someone asked.
     legal_moves: OnceLock<String>,
+    /// What this weighs in the cache, fixed when it is made: the cache must find an entry as
+    /// heavy when it leaves as when it came in.
+    weight: usize,
 }
 
 impl Loaded {
     pub fn new(game: StoredGame) -> Arc<Loaded> {
-        Arc::new(Loaded {
-            game,
-            legal_moves: OnceLock::new(),
-        })
+        Arc::new(Loaded::weighed(game, OnceLock::new()))
     }
 
-    /// About how many bytes this holds (see [`StoredGame::weight`]), the legal-moves answer
-    /// included once computed.
-    pub fn weight(&self) -> usize {
-        // The `Arc`'s two counts, and what `Loaded` adds to the game.
-        2 * std::mem::size_of::<usize>() + std::mem::size_of::<Loaded>()
+    /// `game` with its legal-moves answer made (and weighed) before anyone shares it.
+    pub fn with_legal_moves(game: StoredGame) -> Arc<Loaded> {
+        let unweighed = Loaded::weighed(game, OnceLock::new());
+        unweighed.legal_moves_json();
+        Arc::new(Loaded::weighed(unweighed.game, unweighed.legal_moves))
+    }
+
+    fn weighed(game: StoredGame, legal_moves: OnceLock<String>) -> Loaded {
+        // The `Arc`'s two counts, what `Loaded` adds to the game, and the answer if made.
+        let weight = 2 * std::mem::size_of::<usize>() + std::mem::size_of::<Loaded>()
             - std::mem::size_of::<StoredGame>()
-            + self.game.weight()
-            + self
-                .legal_moves
-                .get()
-                .map_or(0, |json| json.capacity() + 16)
+            + game.weight()
+            + legal_moves.get().map_or(0, |json| json.capacity() + 16);
+        Loaded {
+            game,
+            legal_moves,
+            weight,
+        }
     }
 
-    /// Whether the legal-moves answer is computed already.
+    /// About how many bytes this holds (see [`StoredGame::weight`]), its legal-moves answer
+    /// included if it was made with it ([`Loaded::with_legal_moves`]).
+    pub fn weight(&self) -> usize {
+        self.weight
+    }
+
+    /// Whether the legal-moves answer is made already.
     pub fn has_legal_moves(&self) -> bool {
         self.legal_moves.get().is_some()
     }
@@ -128,8 +141,8 @@ impl GameCache {
         self.games.as_ref()?.get(&id)
     }
 
-    /// Keeps `loaded` unless a newer version of the game is cached already (again after it
-    /// grew, to weigh it anew).
+    /// Keeps `loaded` unless a newer version of the game is cached already (replacing one of
+    /// the same version: one made with its legal-moves answer replaces one without).
     pub fn put(&self, loaded: &Arc<Loaded>) {
         let Some(games) = &self.games else {
             return;
@@ -169,6 +182,32 @@ mod tests {
             },
         })
         .unwrap()
+    }
+
+    /// quick_cache keeps a running sum of its entries' weights: an entry must weigh the same
+    /// when it leaves as when it came in, whatever was asked of it meanwhile.
+    #[test]
+    fn the_cache_weighs_an_entry_the_same_coming_and_going() {
+        let state = AnyState::new(GameKind::Pilastri, Variants::NONE, None).unwrap();
+        let tokens = [SeatToken::generate(), SeatToken::generate()];
+        let game = StoredGame::create(GameId::new_random(), state, None, [None; 2], &tokens, 1);
+        let cache = GameCache::new(1 << 20);
+        let held = || cache.games.as_ref().unwrap().weight();
+        let bare = Loaded::new(game.clone());
+        cache.put(&bare);
+        assert_eq!(held(), bare.weight() as u64);
+        // Asked of the cached entry itself: its weight stays.
+        bare.legal_moves_json();
+        assert_eq!(bare.weight(), Loaded::new(game.clone()).weight());
+        let answered = Loaded::with_legal_moves(game.clone());
+        assert!(
+            answered.weight() > bare.weight() + 100,
+            "the answer is weighed"
+        );
+        cache.put(&answered);
+        assert_eq!(held(), answered.weight() as u64);
+        cache.forget(game.id());
+        assert_eq!(held(), 0);
     }
 
     #[test]

@@ -7,6 +7,7 @@ use super::{
     bearer, game_id, idempotency_key, json_with_etag, not_modified, seat_of_token, written_answer,
 };
 use crate::api::{GameView, LegalMoves, Problem, SubmitMove};
+use crate::service::cache::Loaded;
 use crate::service::error::{ApiError, ErrorCode};
 use crate::service::games::{self, Idempotent};
 use crate::service::state::AppState;
@@ -35,13 +36,21 @@ pub async fn legal(
     if let Some(unchanged) = not_modified(&req, loaded.game.version()) {
         return Ok(unchanged);
     }
-    let computed = loaded.has_legal_moves();
-    let json = loaded.legal_moves_json().to_string();
-    if !computed {
-        // The cached game grew by its answer: weighed again.
-        state.cache.put(&loaded);
-    }
-    Ok(json_with_etag(StatusCode::OK, loaded.game.version(), json))
+    // A first ask at this version: the game is cached again with its answer, weighed with it
+    // (an entry's weight never changes while it is cached).
+    let loaded = match loaded.has_legal_moves() {
+        true => loaded,
+        false => {
+            let answered = Loaded::with_legal_moves(loaded.game.clone());
+            state.cache.put(&answered);
+            answered
+        }
+    };
+    Ok(json_with_etag(
+        StatusCode::OK,
+        loaded.game.version(),
+        loaded.legal_moves_json().to_string(),
+    ))
 }
 
 /// Play a move for the seat whose token is sent. The answer is the game after the move.

@@ -98,7 +98,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 let key = ApiKey::generate();
                 let record = KeyRecord {
                     name: name.clone(),
-                    quotas: quotas.to_string(),
+                    quotas: quotas.spec_over(Quotas::KEY),
                 };
                 store
                     .put_api_key(&key.digest(), &record)

@@ -75,12 +75,12 @@ impl<G: Game> GameState<G> {
         G::FORBIDS_REPETITION
     }
 
-    /// Repetition keys of the positions before the current one, oldest first.
     /// Bytes this state holds on the heap (its history's keys), for weighing it.
     pub fn heap_size(&self) -> usize {
         self.path.capacity() * std::mem::size_of::<u64>()
     }
 
+    /// Repetition keys of the positions before the current one, oldest first.
     pub fn history(&self) -> &[u64] {
         self.path.split_last().map_or(&[], |(_, before)| before)
     }

@@ -17,7 +17,8 @@
 //! Cost: a game's creator pays for its engine seats' thinking out of its analysis quota, as
 //! for an analysis (admitted with 1 ms left, charged the time the search took), so that one
 //! caller cannot take every thinking thread by creating games. A seat whose payer has no
-//! time left waits for its lease to lapse, and is looked at again then.
+//! time left gives its lease back and is looked at again when the payer has some (or when the
+//! engine's flag falls, if sooner).
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -39,6 +40,10 @@ use crate::engine::levels::Level;
 use crate::engine::search::TT_BITS;
 use crate::rules::{AnyState, GameKind};
 use crate::wall_clock::WallClock;
+
+/// How far past `now + lease` the store may have put a claimed game's due time (its clock
+/// and this replica's differ by up to the write script's tolerance).
+const CLAIM_SLACK_MS: u64 = 1_000;
 
 /// How long past its think time a lease is kept before it lapses.
 pub const LEASE_MARGIN: Duration = Duration::from_secs(3);
@@ -174,9 +179,18 @@ async fn think_and_play(
         None => None,
     };
     if let Some(payer) = &payer
-        && !quota::has_analysis_time(state, payer).await
+        && let Some(wait) = quota::analysis_wait(state, payer).await
     {
-        tracing::debug!(game = %id, payer = %payer.id, "engine seat waits for its payer's analysis time");
+        // Looked at again when the payer has time, never after the engine's flag falls.
+        let wait = (wait.as_millis() as u64).max(1);
+        let until = now
+            + game
+                .time_left_to_move(now)
+                .map_or(wait, |left| wait.min(left));
+        tracing::debug!(game = %id, payer = %payer.id, wait, "engine seat waits for its payer's analysis time");
+        state.store.release(&key, &owner).await?;
+        let claimed_until = now + lease.as_millis() as u64 + CLAIM_SLACK_MS;
+        state.store.postpone(&key, claimed_until, until).await?;
         return Ok(());
     }
     let started = std::time::Instant::now();

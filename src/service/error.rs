@@ -210,7 +210,7 @@ impl ErrorCode {
                 "store_unavailable",
                 503,
                 "Store unavailable",
-                "The game store did not answer in time, so a write may or may not have been made. Retry after Retry-After seconds with the same Idempotency-Key (a move is made at most once), or read the game to see.",
+                "The game store did not answer in time, so a write may or may not have been made. Retry after Retry-After seconds: a move or resignation with the same Idempotency-Key is made at most once (or read the game to see); a game created may exist without its id having reached you.",
             ),
             E::StoreFull => (
                 "store_full",

@@ -160,15 +160,15 @@ async fn bad_engine_levels_are_refused() {
 
 /// A game's engine seats think on its creator's analysis time, as an analysis would: one
 /// caller cannot take every thinking thread by creating games of engines. Once the creator's
-/// time is spent, its engines wait (past the lease, when they are looked at again), and its
-/// own analyses are refused.
+/// time is spent, its engines wait until it has time again, and its own analyses are
+/// refused.
 async fn engines_think_on_their_creators_analysis_time(
     mut settings: pillarz::service::configuration::Settings,
 ) {
     use pillarz::service::quota::Quotas;
     settings.anon_quotas = Some(Quotas::parse("analysis=100/min", Quotas::ANONYMOUS).unwrap());
     let app = TestApp::spawn_with(settings).await;
-    // Pyrga ends only at the ply cap; level 8 thinks 1.5 s a move.
+    // Level 8 thinks 1.5 s a move; a game of Pyrga lasts far longer than the few plies here.
     let created = app
         .create(json!({"game": "pyrga", "seats": {"p1": {"engine": {"level": 8}}, "p2": {"engine": {"level": 8}}}}))
         .await;
@@ -182,12 +182,11 @@ async fn engines_think_on_their_creators_analysis_time(
         )
         .await;
     crate::helpers::assert_problem(analysis, 429, "rate_limited").await;
+    // A search is charged at most a window's worth (GCRA): the second seat thinks once the
+    // creator is back under its limit, about a second later, and then owes a whole minute.
+    wait_for(&app, &id, |v| v.ply >= 2).await;
     tokio::time::sleep(Duration::from_secs(6)).await;
-    assert_eq!(
-        app.view(&id).await.ply,
-        1,
-        "the other engine thought unpaid"
-    );
+    assert_eq!(app.view(&id).await.ply, 2, "an engine thought unpaid");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

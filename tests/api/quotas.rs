@@ -192,10 +192,15 @@ async fn api_keys_have_their_own_quotas_and_can_be_revoked() {
 }
 
 /// A game lives in the store for days, so the burst rate of creations is not enough: a caller
-/// creates at most `games` a day (all replicas together), and a request refused as invalid
-/// does not count.
+/// creates at most `games` a day (all replicas together), and a request its handler refuses
+/// as invalid does not count.
 async fn a_caller_creates_at_most_its_games_a_day(a: &TestApp, b: &TestApp) {
-    let invalid = a.post_json("/v1/games", &json!({"game": "chess"})).await;
+    let invalid = a
+        .post_json(
+            "/v1/games",
+            &json!({"game": "pillarz", "seats": {"p2": {"engine": {"level": 9}}}}),
+        )
+        .await;
     assert_problem(invalid, 400, "bad_request").await;
     assert_eq!(create(a, None).await.status(), 201);
     assert_eq!(create(b, None).await.status(), 201);

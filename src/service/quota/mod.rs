@@ -203,6 +203,22 @@ impl Quotas {
     }
 }
 
+impl Quotas {
+    /// The classes in which these quotas differ from `base`, in the syntax of
+    /// [`Quotas::parse`] (`Quotas::parse(&q.spec_over(base), base) == Ok(q)`). A key's record
+    /// keeps this, so that a replica that knows fewer classes still reads it while the new
+    /// ones keep their defaults (a rolling upgrade).
+    pub fn spec_over(&self, base: Quotas) -> String {
+        let base = base.to_string();
+        let base: Vec<&str> = base.split(',').collect();
+        self.to_string()
+            .split(',')
+            .filter(|class| !base.contains(class))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
 impl fmt::Display for Quotas {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let rate = |r: Rate| {
@@ -675,19 +691,29 @@ async fn spend(
     Err(refusal(class, rate, &decision))
 }
 
-/// Whether `caller` has analysis time left (at least 1 ms), for thinking it pays for that no
-/// request of its own waits on (an engine seat of a game it created); the time is charged
-/// once known, as for an analysis. A store that cannot answer counts as no.
-pub async fn has_analysis_time(state: &AppState, caller: &Caller) -> bool {
-    if state
-        .quotas
-        .denials
-        .check(&caller.id, Class::Analysis)
-        .is_some()
-    {
-        return false;
+/// How long `caller` must wait for analysis time (at least 1 ms of it), `None` if it has some
+/// now: for thinking it pays for that no request of its own waits on (an engine seat of a
+/// game it created); the time is charged once known, as for an analysis. A store that cannot
+/// answer counts as a second's wait.
+pub async fn analysis_wait(state: &AppState, caller: &Caller) -> Option<std::time::Duration> {
+    let limiter = &state.quotas;
+    let decision = match limiter.denials.check(&caller.id, Class::Analysis) {
+        Some(known) => known,
+        None => match limiter
+            .spend(&state.store, caller, Class::Analysis, 1)
+            .await
+        {
+            Ok(decision) => decision,
+            Err(_) => return Some(std::time::Duration::from_secs(1)),
+        },
+    };
+    if decision.allowed {
+        return None;
     }
-    spend(state, caller, Class::Analysis, 1).await.is_ok()
+    limiter
+        .denials
+        .remember(&caller.id, Class::Analysis, &decision);
+    Some(std::time::Duration::from_micros(decision.retry_after_us))
 }
 
 /// Checks `class` for `req`, on a route the middleware does not count: the admission (with
@@ -819,6 +845,10 @@ mod tests {
         );
         assert_eq!(q.read, Quotas::ANONYMOUS.read);
         assert_eq!(Quotas::parse(&q.to_string(), Quotas::KEY), Ok(q));
+        let spec = q.spec_over(Quotas::ANONYMOUS);
+        assert_eq!(spec, "create=5/s,games=7/d,analysis=1000/min,streams=2");
+        assert_eq!(Quotas::parse(&spec, Quotas::ANONYMOUS), Ok(q));
+        assert_eq!(Quotas::KEY.spec_over(Quotas::KEY), "");
         for bad in [
             "create",
             "create=0/s",

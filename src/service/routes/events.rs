@@ -13,8 +13,10 @@
 //! expired; noticed at a heartbeat, whose read of the game also says whether the log needs
 //! reading) and after `--events-max-lifetime-secs`, from where the
 //! client resumes with `Last-Event-ID`. A client that stops reading is let go by the kernel
-//! (`--stalled-client-timeout-secs`, see `startup`): actix stops polling a body whose client
-//! takes nothing, so the stream itself would never learn of it.
+//! once its receive window has stayed shut for `--stalled-client-timeout-secs` (see
+//! `startup`): actix stops polling a body whose client takes nothing, so the stream itself
+//! would never learn of it. (One that stops reading with room left in its buffers keeps the
+//! stream until its lifetime.)
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -227,8 +229,8 @@ const RETRY: Duration = Duration::from_secs(1);
 /// a `game` event of the present). Heartbeats keep idle connections
 /// open (SSE comments, or `{"event":"heartbeat"}` lines); the stream ends after the change
 /// that finishes the game, when the game expires, after the server's maximum stream
-/// lifetime (an hour by default: resume with `Last-Event-ID`), and when its client takes
-/// none of it for the server's stall timeout (30 s by default).
+/// lifetime (an hour by default: resume with `Last-Event-ID`), and when its client's receive
+/// window stays shut for the server's stall timeout (30 s by default).
 #[utoipa::path(
     get,
     path = "/v1/games/{id}/events",

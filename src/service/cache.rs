@@ -34,9 +34,8 @@ impl Loaded {
 
     /// `game` with its legal-moves answer made (and weighed) before anyone shares it.
     pub fn with_legal_moves(game: StoredGame) -> Arc<Loaded> {
-        let unweighed = Loaded::weighed(game, OnceLock::new());
-        unweighed.legal_moves_json();
-        Arc::new(Loaded::weighed(unweighed.game, unweighed.legal_moves))
+        let legal_moves = OnceLock::from(legal_moves_answer(&game));
+        Arc::new(Loaded::weighed(game, legal_moves))
     }
 
     fn weighed(game: StoredGame, legal_moves: OnceLock<String>) -> Loaded {
@@ -67,15 +66,19 @@ impl Loaded {
     /// written straight into it (the same bytes as serializing [`crate::api::LegalMoves`],
     /// without a string per move).
     pub fn legal_moves_json(&self) -> &str {
-        self.legal_moves.get_or_init(|| {
-            serde_json::to_string(&LegalMovesRef {
-                ply: self.game.ply(),
-                turn: self.game.rules().turn(),
-                moves: Names((!self.game.is_finished()).then(|| self.game.rules())),
-            })
-            .expect("legal moves serialize")
-        })
+        self.legal_moves
+            .get_or_init(|| legal_moves_answer(&self.game))
     }
+}
+
+/// `game`'s legal-moves answer (see [`Loaded::legal_moves_json`]).
+fn legal_moves_answer(game: &StoredGame) -> String {
+    serde_json::to_string(&LegalMovesRef {
+        ply: game.ply(),
+        turn: game.rules().turn(),
+        moves: Names((!game.is_finished()).then(|| game.rules())),
+    })
+    .expect("legal moves serialize")
 }
 
 /// A borrowed [`crate::api::LegalMoves`]: the same fields, in the same order.

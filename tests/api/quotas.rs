@@ -12,6 +12,14 @@ fn quotas(spec: &str) -> Option<Quotas> {
     Some(Quotas::parse(spec, Quotas::ANONYMOUS).unwrap())
 }
 
+/// Two replicas on `redis` (keys under `prefix`) with anonymous quotas `spec`.
+async fn two_replicas(redis: &RedisServer, prefix: &str, spec: &str) -> (TestApp, TestApp) {
+    let mut settings = settings_for(Some(redis), prefix);
+    settings.anon_quotas = quotas(spec);
+    let a = TestApp::spawn_with(settings.clone()).await;
+    (a, TestApp::spawn_with(settings).await)
+}
+
 async fn create(app: &TestApp, key: Option<&str>) -> reqwest::Response {
     let mut request = app
         .client
@@ -26,10 +34,7 @@ async fn create(app: &TestApp, key: Option<&str>) -> reqwest::Response {
 #[tokio::test]
 async fn replicas_count_one_callers_games_together_and_answer_429_with_headers() {
     let redis = RedisServer::start();
-    let mut settings = settings_for(Some(&redis), "quota");
-    settings.anon_quotas = quotas("create=3/min");
-    let a = TestApp::spawn_with(settings.clone()).await;
-    let b = TestApp::spawn_with(settings).await;
+    let (a, b) = two_replicas(&redis, "quota", "create=3/min").await;
 
     let refusals = || async {
         let metrics = a.get("/metrics").await.text().await.unwrap();
@@ -222,10 +227,7 @@ async fn a_caller_creates_at_most_its_games_a_day(a: &TestApp, b: &TestApp) {
 #[tokio::test]
 async fn a_caller_creates_at_most_its_games_a_day_redis() {
     let redis = RedisServer::start();
-    let mut settings = settings_for(Some(&redis), "games");
-    settings.anon_quotas = quotas("games=2/d");
-    let a = TestApp::spawn_with(settings.clone()).await;
-    let b = TestApp::spawn_with(settings).await;
+    let (a, b) = two_replicas(&redis, "games", "games=2/d").await;
     a_caller_creates_at_most_its_games_a_day(&a, &b).await;
 }
 

@@ -201,9 +201,7 @@ impl Quotas {
         }
         Ok(quotas)
     }
-}
 
-impl Quotas {
     /// The classes in which these quotas differ from `base`, in the syntax of
     /// [`Quotas::parse`] (`Quotas::parse(&q.spec_over(base), base) == Ok(q)`). A key's record
     /// keeps this, so that a replica that knows fewer classes still reads it while the new
@@ -671,6 +669,21 @@ async fn identify(
     Ok(caller)
 }
 
+/// Spends `cost` of `caller`'s `class`, remembering a refusal until its `Retry-After`.
+async fn decide(
+    state: &AppState,
+    caller: &Caller,
+    class: Class,
+    cost: u64,
+) -> Result<Decision, ApiError> {
+    let limiter = &state.quotas;
+    let decision = limiter.spend(&state.store, caller, class, cost).await?;
+    if !decision.allowed {
+        limiter.denials.remember(&caller.id, class, &decision);
+    }
+    Ok(decision)
+}
+
 /// Spends `cost` of `caller`'s `class`: the headers for the answer, or the `429`.
 async fn spend(
     state: &AppState,
@@ -678,16 +691,13 @@ async fn spend(
     class: Class,
     cost: u64,
 ) -> Result<Vec<(HeaderName, HeaderValue)>, HttpResponse> {
-    let limiter = &state.quotas;
-    let decision = limiter
-        .spend(&state.store, caller, class, cost)
+    let decision = decide(state, caller, class, cost)
         .await
         .map_err(|e| e.error_response())?;
     let rate = caller.quotas.rate(class);
     if decision.allowed {
         return Ok(headers(class, rate, &decision).into());
     }
-    limiter.denials.remember(&caller.id, class, &decision);
     Err(refusal(class, rate, &decision))
 }
 
@@ -696,24 +706,14 @@ async fn spend(
 /// game it created); the time is charged once known, as for an analysis. A store that cannot
 /// answer counts as a second's wait.
 pub async fn analysis_wait(state: &AppState, caller: &Caller) -> Option<std::time::Duration> {
-    let limiter = &state.quotas;
-    let decision = match limiter.denials.check(&caller.id, Class::Analysis) {
+    let decision = match state.quotas.denials.check(&caller.id, Class::Analysis) {
         Some(known) => known,
-        None => match limiter
-            .spend(&state.store, caller, Class::Analysis, 1)
-            .await
-        {
+        None => match decide(state, caller, Class::Analysis, 1).await {
             Ok(decision) => decision,
             Err(_) => return Some(std::time::Duration::from_secs(1)),
         },
     };
-    if decision.allowed {
-        return None;
-    }
-    limiter
-        .denials
-        .remember(&caller.id, Class::Analysis, &decision);
-    Some(std::time::Duration::from_micros(decision.retry_after_us))
+    (!decision.allowed).then(|| std::time::Duration::from_micros(decision.retry_after_us))
 }
 
 /// Checks `class` for `req`, on a route the middleware does not count: the admission (with

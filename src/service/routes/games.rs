@@ -61,10 +61,9 @@ pub async fn create(
         Ok(caller) => caller,
         Err(refusal) => return Ok(refusal),
     };
-    let payer = match engine_seats.iter().any(Option::is_some) {
-        true => caller.map(|c| c.id),
-        false => None,
-    };
+    let payer = caller
+        .filter(|_| engine_seats.iter().any(Option::is_some))
+        .map(|c| c.id);
     let id = GameId::new_random();
     let tokens = [SeatToken::generate(), SeatToken::generate()];
     let game = games::create(&state, |now| {

@@ -38,13 +38,12 @@ pub async fn legal(
     }
     // A first ask at this version: the game is cached again with its answer, weighed with it
     // (an entry's weight never changes while it is cached).
-    let loaded = match loaded.has_legal_moves() {
-        true => loaded,
-        false => {
-            let answered = Loaded::with_legal_moves(loaded.game.clone());
-            state.cache.put(&answered);
-            answered
-        }
+    let loaded = if loaded.has_legal_moves() {
+        loaded
+    } else {
+        let answered = Loaded::with_legal_moves(loaded.game.clone());
+        state.cache.put(&answered);
+        answered
     };
     Ok(json_with_etag(
         StatusCode::OK,

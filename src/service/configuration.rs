@@ -103,13 +103,13 @@ pub struct ServeArgs {
     pub cors_origins: String,
     /// Quotas of callers without an API key, counted per address (IPv6: per /64) across
     /// all replicas: `create=<n>/<s|min|h|d>,games=<n>/d,write=…,read=…,analysis=<ms>/…,
-    /// streams=<n>,concurrent=<n>` (classes not named keep their default; streams and
-    /// requests in flight are counted per replica), or `off` (no quotas at all, keys
-    /// included).
+    /// keys=…,streams=<n>,concurrent=<n>` (classes not named keep their default; `keys`:
+    /// unknown API keys an address may send; streams and requests in flight are counted per
+    /// replica), or `off` (no quotas at all, keys included).
     #[arg(
         long,
         env = "PILLARZ_ANON_QUOTAS",
-        default_value = "create=60/min,games=1000/d,write=20/s,read=100/s,analysis=60000/min,streams=16,concurrent=32"
+        default_value = "create=60/min,games=1000/d,write=20/s,read=100/s,analysis=60000/min,keys=60/min,streams=16,concurrent=32"
     )]
     pub anon_quotas: String,
     /// Proxies (comma-separated addresses or CIDRs, e.g. an ingress's pod network) whose

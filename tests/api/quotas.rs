@@ -46,8 +46,15 @@ async fn replicas_count_one_callers_games_together_and_answer_429_with_headers()
     let before = refusals().await;
     let first = create(&a, None).await;
     assert_eq!(first.status(), 201);
-    assert_eq!(first.headers()["ratelimit-policy"], "\"create\";q=3;w=60");
-    assert_eq!(first.headers()["ratelimit"], "\"create\";r=2;t=20");
+    // A create counts twice, at a burst rate and among the day's games: both policies show.
+    assert_eq!(
+        first.headers()["ratelimit-policy"],
+        "\"create\";q=3;w=60, \"games\";q=1000;w=86400"
+    );
+    assert_eq!(
+        first.headers()["ratelimit"],
+        "\"create\";r=2;t=20, \"games\";r=999;t=87"
+    );
     assert_eq!(create(&b, None).await.status(), 201);
     assert_eq!(create(&a, None).await.status(), 201);
     let refused = create(&b, None).await;
@@ -120,38 +127,7 @@ async fn api_keys_have_their_own_quotas_and_can_be_revoked() {
     let redis = RedisServer::start();
     let mut settings = settings_for(Some(&redis), "keys");
     settings.anon_quotas = quotas("create=1/min");
-    let bin = env!("CARGO_BIN_EXE_pillarz");
-    let out = Command::new(bin)
-        .args([
-            "keys",
-            "create",
-            "--name",
-            "acme",
-            "--quotas",
-            "create=3/min",
-        ])
-        .args(["--redis", &redis.url(), "--redis-prefix", "keys"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let printed = String::from_utf8(out.stdout).unwrap();
-    let key = printed
-        .lines()
-        .find_map(|l| l.strip_prefix("key:"))
-        .unwrap()
-        .trim()
-        .to_string();
-    let id = printed
-        .lines()
-        .find_map(|l| l.strip_prefix("id:"))
-        .unwrap()
-        .trim()
-        .to_string();
-    assert!(key.starts_with("pzk_"), "{printed}");
+    let (key, id) = make_key(&redis, "keys", "create=3/min");
     // Only the digest is stored.
     let stored: Vec<String> = redis::cmd("KEYS")
         .arg("keys:apikey:*")
@@ -174,16 +150,18 @@ async fn api_keys_have_their_own_quotas_and_can_be_revoked() {
     assert_problem(unknown, 401, "bad_api_key").await;
     assert_problem(create(&app, Some("nonsense")).await, 401, "bad_api_key").await;
 
-    let out = Command::new(bin)
-        .args([
-            "keys",
-            "revoke",
-            &id,
-            "--redis",
-            &redis.url(),
-            "--redis-prefix",
-            "keys",
-        ])
+    pillarz_keys(&redis, "keys", &["revoke", &id]);
+    // A replica that has not looked the key up yet refuses it at once.
+    let fresh = TestApp::spawn_with(settings).await;
+    assert_problem(create(&fresh, Some(&key)).await, 401, "bad_api_key").await;
+}
+
+/// What `pillarz keys <args>` prints, run against `redis` under `prefix`.
+fn pillarz_keys(redis: &RedisServer, prefix: &str, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_pillarz"))
+        .arg("keys")
+        .args(args)
+        .args(["--redis", &redis.url(), "--redis-prefix", prefix])
         .output()
         .unwrap();
     assert!(
@@ -191,9 +169,134 @@ async fn api_keys_have_their_own_quotas_and_can_be_revoked() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // A replica that has not looked the key up yet refuses it at once.
-    let fresh = TestApp::spawn_with(settings).await;
-    assert_problem(create(&fresh, Some(&key)).await, 401, "bad_api_key").await;
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A new API key with `quotas`, made by `pillarz keys create` in `redis` under `prefix`: the
+/// key, and the id (its digest) the store keeps it under.
+fn make_key(redis: &RedisServer, prefix: &str, quotas: &str) -> (String, String) {
+    let printed = pillarz_keys(
+        redis,
+        prefix,
+        &["create", "--name", "acme", "--quotas", quotas],
+    );
+    let field = |name: &str| {
+        printed
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .unwrap_or_else(|| panic!("no {name} in {printed}"))
+            .trim()
+            .to_string()
+    };
+    let key = field("key:");
+    assert!(key.starts_with("pzk_"), "{printed}");
+    (key, field("id:"))
+}
+
+/// The commands `redis` is sent while it is watched (`redis-cli monitor`).
+struct Monitor {
+    child: std::process::Child,
+    log: std::path::PathBuf,
+}
+
+impl Monitor {
+    fn start(redis: &RedisServer) -> Monitor {
+        let log = std::env::temp_dir().join(format!("pillarz-monitor-{}", redis.port));
+        let child = Command::new("redis-cli")
+            .args(["-p", &redis.port.to_string(), "monitor"])
+            .stdout(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .expect("redis-cli must be installed");
+        let monitor = Monitor { child, log };
+        monitor.wait_for(redis, "watching");
+        monitor
+    }
+
+    /// Sends `ECHO marker` until the monitor has seen it: it sees everything sent before.
+    fn wait_for(&self, redis: &RedisServer, marker: &str) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !std::fs::read_to_string(&self.log).unwrap().contains(marker) {
+            let _: String = redis::cmd("ECHO")
+                .arg(marker)
+                .query(&mut redis.connection())
+                .unwrap();
+            assert!(std::time::Instant::now() < deadline, "redis-cli monitor");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
+    /// Everything seen so far, once the monitor has seen all that was sent before.
+    fn seen(&self, redis: &RedisServer) -> String {
+        let marker = format!("mark-{}", uuid::Uuid::new_v4().simple());
+        self.wait_for(redis, &marker);
+        std::fs::read_to_string(&self.log).unwrap()
+    }
+}
+
+impl Drop for Monitor {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.log);
+    }
+}
+
+async fn catalog_with_key(app: &TestApp, key: &str) -> reqwest::Response {
+    app.client
+        .get(app.url("/v1/catalog"))
+        .header("x-api-key", key)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// An unknown key costs the store a lookup, so the keys an address may try are counted
+/// (`keys`, per address): past them, a key this replica has not seen valid is refused with
+/// `429` before it is looked up. A key seen valid, and the address's own requests, go on.
+#[tokio::test]
+async fn an_address_tries_at_most_its_unknown_keys() {
+    let redis = RedisServer::start();
+    let mut settings = settings_for(Some(&redis), "tries");
+    settings.anon_quotas = quotas("keys=3/min");
+    let app = TestApp::spawn_with(settings).await;
+    let (key, _) = make_key(&redis, "tries", "read=100/s");
+    assert_eq!(catalog_with_key(&app, &key).await.status(), 200);
+
+    let monitor = Monitor::start(&redis);
+    let mut refused = 0;
+    for tried in 0..20 {
+        let random = pillarz::service::quota::api_key::ApiKey::generate();
+        let answer = catalog_with_key(&app, random.expose()).await;
+        if tried < 3 {
+            assert_eq!(answer.headers()["ratelimit-policy"], "\"keys\";q=3;w=60");
+            assert_problem(answer, 401, "bad_api_key").await;
+        } else if answer.status() == 429 {
+            assert!(answer.headers().contains_key("retry-after"));
+            refused += 1;
+        } else {
+            assert_problem(answer, 401, "bad_api_key").await;
+        }
+    }
+    assert!(
+        refused >= 16,
+        "{refused} of 17 tries past the quota refused"
+    );
+    let looked_up = monitor
+        .seen(&redis)
+        .matches("\"GET\" \"tries:apikey:")
+        .count();
+    assert!(looked_up <= 4, "{looked_up} lookups for 20 unknown keys");
+
+    assert_eq!(
+        catalog_with_key(&app, &key).await.status(),
+        200,
+        "a key seen valid"
+    );
+    assert_eq!(
+        app.get("/v1/catalog").await.status(),
+        200,
+        "the address itself"
+    );
 }
 
 /// A game lives in the store for days, so the burst rate of creations is not enough: a caller
@@ -218,7 +321,15 @@ async fn a_caller_creates_at_most_its_games_a_day(a: &TestApp, b: &TestApp) {
     assert!((40_000..=43_200).contains(&retry), "half a day: {retry}");
     assert_eq!(
         refused.headers()["ratelimit-policy"],
-        "\"games\";q=2;w=86400"
+        "\"create\";q=60;w=60, \"games\";q=2;w=86400"
+    );
+    assert!(
+        refused.headers()["ratelimit"]
+            .to_str()
+            .unwrap()
+            .ends_with("\"games\";r=0;t=86400"),
+        "{:?}",
+        refused.headers()["ratelimit"]
     );
     assert_problem(refused, 429, "rate_limited").await;
     assert_problem(create(b, None).await, 429, "rate_limited").await;

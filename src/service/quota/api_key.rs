@@ -86,6 +86,15 @@ impl KeyCache {
             .map(|(_, found)| *found)
     }
 
+    /// Whether `digest` was a valid key when last looked up, however long ago (while this
+    /// cache still remembers it).
+    pub fn was_valid(&self, digest: &str) -> bool {
+        let entries = self.entries.lock().expect("key cache lock");
+        entries
+            .get(digest)
+            .is_some_and(|(_, found)| found.is_some())
+    }
+
     pub fn put(&self, digest: String, found: Option<Quotas>) {
         let mut entries = self.entries.lock().expect("key cache lock");
         if entries.len() >= Self::CAPACITY {
@@ -107,6 +116,21 @@ impl Default for KeyCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cache_remembers_which_keys_were_valid_after_their_answer_expires() {
+        let cache = KeyCache::new();
+        cache.put("good".into(), Some(Quotas::KEY));
+        cache.put("bad".into(), None);
+        assert_eq!(cache.get("good"), Some(Some(Quotas::KEY)));
+        assert_eq!(cache.get("bad"), Some(None));
+        assert_eq!(cache.get("never"), None);
+        assert!(cache.was_valid("good"));
+        assert!(!cache.was_valid("bad") && !cache.was_valid("never"));
+        // Revoked since: no longer valid.
+        cache.put("good".into(), None);
+        assert!(!cache.was_valid("good"));
+    }
 
     #[test]
     fn keys_parse_in_their_one_form_and_digests_are_stable() {

@@ -51,6 +51,9 @@ pub enum Class {
     Read,
     /// Analysis, counted in milliseconds of engine time asked for.
     Analysis,
+    /// Unknown API keys sent, counted per address (a key's own count is never used): each
+    /// costs the store a lookup.
+    Keys,
 }
 
 impl Class {
@@ -61,6 +64,7 @@ impl Class {
             Class::Write => "write",
             Class::Read => "read",
             Class::Analysis => "analysis",
+            Class::Keys => "keys",
         }
     }
 }
@@ -75,6 +79,8 @@ pub struct Quotas {
     pub read: Rate,
     /// Milliseconds of analysis.
     pub analysis: Rate,
+    /// Unknown API keys an address may send.
+    pub keys: Rate,
     /// Event streams open at once, per replica.
     pub streams: usize,
     /// Requests in flight at once, per replica (from their admission to their answer).
@@ -110,6 +116,10 @@ impl Quotas {
             count: 60_000,
             window_us: MINUTE,
         },
+        keys: Rate {
+            count: 60,
+            window_us: MINUTE,
+        },
         streams: 16,
         concurrent: 32,
     };
@@ -136,6 +146,10 @@ impl Quotas {
             count: 600_000,
             window_us: MINUTE,
         },
+        keys: Rate {
+            count: 60,
+            window_us: MINUTE,
+        },
         streams: 160,
         concurrent: 320,
     };
@@ -147,11 +161,12 @@ impl Quotas {
             Class::Write => self.write,
             Class::Read => self.read,
             Class::Analysis => self.analysis,
+            Class::Keys => self.keys,
         }
     }
 
-    /// Parses `create=60/min,games=1000/d,write=20/s,read=100/s,analysis=60000/min,streams=16,
-    /// concurrent=32`; classes not named keep their value in `base`.
+    /// Parses `create=60/min,games=1000/d,write=20/s,read=100/s,analysis=60000/min,keys=60/min,
+    /// streams=16,concurrent=32`; classes not named keep their value in `base`.
     pub fn parse(raw: &str, base: Quotas) -> Result<Quotas, String> {
         let mut quotas = base;
         for part in raw.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -191,10 +206,11 @@ impl Quotas {
                 "write" => quotas.write = rate,
                 "read" => quotas.read = rate,
                 "analysis" => quotas.analysis = rate,
+                "keys" => quotas.keys = rate,
                 _ => {
                     return Err(format!(
                         "quota {part:?}: the classes are create, games, write, read, analysis, \
-                         streams, concurrent"
+                         keys, streams, concurrent"
                     ));
                 }
             }
@@ -230,17 +246,49 @@ impl fmt::Display for Quotas {
         };
         write!(
             f,
-            "create={},games={},write={},read={},analysis={},streams={},concurrent={}",
+            "create={},games={},write={},read={},analysis={},keys={},streams={},concurrent={}",
             rate(self.create),
             rate(self.games),
             rate(self.write),
             rate(self.read),
             rate(self.analysis),
+            rate(self.keys),
             self.streams,
             self.concurrent
         )
     }
 }
+
+/// Why a request's caller is not known.
+enum Unidentified {
+    /// A malformed key, or a store that did not answer.
+    Error(ApiError),
+    /// A well-formed key that names no key, sent from `address`.
+    UnknownKey { address: Caller },
+    /// A key this replica has not seen valid, from an address it saw over its `keys`: not
+    /// looked up until the decision's `Retry-After`.
+    Refused { address: Caller, decision: Decision },
+}
+
+impl Unidentified {
+    /// The error to answer (where unknown keys were counted already).
+    fn into_error(self) -> ApiError {
+        match self {
+            Unidentified::Error(error) => error,
+            Unidentified::UnknownKey { .. } => bad_key(NO_SUCH_KEY),
+            Unidentified::Refused { address, decision } => {
+                let mut error = ApiError::new(
+                    ErrorCode::RateLimited,
+                    keys_refused(address.quotas.keys, &decision),
+                );
+                error.retry_after = Some(decision.retry_after_us.div_ceil(SECOND).max(1) as u32);
+                error
+            }
+        }
+    }
+}
+
+const NO_SUCH_KEY: &str = "no such API key (revoked?)";
 
 /// Who is asking.
 #[derive(Debug, Clone)]
@@ -385,7 +433,11 @@ impl Limiter {
         req: &HttpRequest,
         heartbeat: std::time::Duration,
     ) -> Result<Option<StreamSlot>, ApiError> {
-        let Some(caller) = self.caller(&state.store, req).await? else {
+        let Some(caller) = self
+            .caller(&state.store, req)
+            .await
+            .map_err(Unidentified::into_error)?
+        else {
             return Ok(None);
         };
         let full = || {
@@ -423,34 +475,59 @@ impl Limiter {
         }
     }
 
-    /// The caller of `req`: its key's, if it sends one (`401 bad_api_key` for an unknown
-    /// one), else its address. `None` when quotas are off.
-    pub async fn caller(
+    /// The caller of `req`: its key's, if it sends one, else its address. `None` when
+    /// quotas are off.
+    ///
+    /// A key this replica does not know to be valid costs the store a lookup, so unknown
+    /// keys count against their address (`keys`); while this replica knows the address to be
+    /// over that count, such keys are refused without a lookup (a key it has seen valid is
+    /// still looked up).
+    async fn caller(
         &self,
         store: &Store,
         req: &HttpRequest,
-    ) -> Result<Option<Caller>, ApiError> {
+    ) -> Result<Option<Caller>, Unidentified> {
         let Some(anonymous) = self.anonymous else {
             return Ok(None);
         };
-        let Some(raw) = req.headers().get(api_key::HEADER) else {
-            let address = client_address(req, &self.trusted_proxies)
-                .map_or_else(|| "unknown".to_string(), canonical);
-            return Ok(Some(Caller {
-                id: format!("a:{address}"),
-                quotas: anonymous,
-            }));
+        let address = || Caller {
+            id: format!(
+                "a:{}",
+                client_address(req, &self.trusted_proxies)
+                    .map_or_else(|| "unknown".to_string(), canonical)
+            ),
+            quotas: anonymous,
         };
-        let key = raw
+        let Some(raw) = req.headers().get(api_key::HEADER) else {
+            return Ok(Some(address()));
+        };
+        let digest = raw
             .to_str()
             .ok()
             .and_then(ApiKey::parse)
-            .ok_or_else(|| bad_key("X-Api-Key must be \"pzk_\" and 64 hex digits"))?;
-        let digest = key.digest();
-        let quotas = self
-            .key_quotas(store, &digest)
-            .await?
-            .ok_or_else(|| bad_key("no such API key (revoked?)"))?;
+            .ok_or_else(|| {
+                Unidentified::Error(bad_key("X-Api-Key must be \"pzk_\" and 64 hex digits"))
+            })?
+            .digest();
+        let quotas = match self.keys.get(&digest) {
+            Some(Some(quotas)) => quotas,
+            cached => {
+                let address = address();
+                if !self.keys.was_valid(&digest)
+                    && let Some(decision) = self.denials.check(&address.id, Class::Keys)
+                {
+                    return Err(Unidentified::Refused { address, decision });
+                }
+                let found = match cached {
+                    Some(known) => known,
+                    None => self
+                        .look_up(store, &digest)
+                        .await
+                        .map_err(Unidentified::Error)?,
+                };
+                found.ok_or(Unidentified::UnknownKey { address })?
+            }
+        };
         Ok(Some(Caller {
             id: format!("k:{digest}"),
             quotas,
@@ -459,9 +536,14 @@ impl Limiter {
 
     /// The quotas of the key of `digest`, `None` if there is no such key.
     async fn key_quotas(&self, store: &Store, digest: &str) -> Result<Option<Quotas>, ApiError> {
-        if let Some(found) = self.keys.get(digest) {
-            return Ok(found);
+        match self.keys.get(digest) {
+            Some(found) => Ok(found),
+            None => self.look_up(store, digest).await,
         }
+    }
+
+    /// Asks the store for the key of `digest`, and remembers the answer.
+    async fn look_up(&self, store: &Store, digest: &str) -> Result<Option<Quotas>, ApiError> {
         let found =
             match store.api_key(digest).await? {
                 None => None,
@@ -631,19 +713,45 @@ fn refusal(class: Class, rate: Rate, decision: &Decision) -> HttpResponse {
         .rate_limited
         .with_label_values(&[class.name()])
         .inc();
-    let mut error = ApiError::new(
-        ErrorCode::RateLimited,
-        format!(
+    let detail = match class {
+        Class::Keys => keys_refused(rate, decision),
+        _ => format!(
             "over the {} quota of {} per {} s; try again in {} ms",
             class.name(),
             rate.count,
             rate.window_us / SECOND,
             decision.retry_after_us.div_ceil(1000)
         ),
-    );
+    };
+    let mut error = ApiError::new(ErrorCode::RateLimited, detail);
     error.retry_after = Some(decision.retry_after_us.div_ceil(SECOND).max(1) as u32);
     let mut response = error.error_response();
     for (name, value) in headers(class, rate, decision) {
+        response.headers_mut().insert(name, value);
+    }
+    response
+}
+
+/// Why keys from an address over its `keys` quota are not looked up.
+fn keys_refused(rate: Rate, decision: &Decision) -> String {
+    format!(
+        "this address sent more unknown API keys than its quota of {} per {} s, so keys not \
+         known here are not checked for {} ms",
+        rate.count,
+        rate.window_us / SECOND,
+        decision.retry_after_us.div_ceil(1000)
+    )
+}
+
+/// The `401` for an unknown key from `address`, counted against its `keys` (past them, its
+/// next keys not known here are refused before they are looked up).
+async fn unknown_key(state: &AppState, address: &Caller) -> HttpResponse {
+    let decision = match decide(state, address, Class::Keys, 1).await {
+        Ok(decision) => decision,
+        Err(error) => return error.error_response(),
+    };
+    let mut response = bad_key(NO_SUCH_KEY).error_response();
+    for (name, value) in headers(Class::Keys, address.quotas.keys, &decision) {
         response.headers_mut().insert(name, value);
     }
     response
@@ -657,10 +765,14 @@ async fn identify(
     class: Class,
 ) -> Result<Option<Caller>, HttpResponse> {
     let limiter = &state.quotas;
-    let caller = limiter
-        .caller(&state.store, req)
-        .await
-        .map_err(|e| e.error_response())?;
+    let caller = match limiter.caller(&state.store, req).await {
+        Ok(caller) => caller,
+        Err(Unidentified::Refused { address, decision }) => {
+            return Err(refusal(Class::Keys, address.quotas.keys, &decision));
+        }
+        Err(Unidentified::UnknownKey { address }) => return Err(unknown_key(state, &address).await),
+        Err(Unidentified::Error(error)) => return Err(error.error_response()),
+    };
     if let Some(caller) = &caller
         && let Some(decision) = limiter.denials.check(&caller.id, class)
     {
@@ -741,18 +853,28 @@ pub async fn admit(
 }
 
 /// Checks one more `class` for a request the middleware admitted already (which holds its
-/// place in flight): who asked (`None` with quotas off), or the `429` to answer instead.
+/// place in flight): who asked (`None` with quotas off) and the headers to add to the answer
+/// (the middleware adds its own class's to them), or the `429` to answer instead.
 pub async fn admit_also(
     state: &AppState,
     req: &HttpRequest,
     class: Class,
     cost: u64,
-) -> Result<Option<Caller>, HttpResponse> {
+) -> Result<(Option<Caller>, Vec<(HeaderName, HeaderValue)>), HttpResponse> {
     let Some(caller) = identify(state, req, class).await? else {
-        return Ok(None);
+        return Ok((None, Vec::new()));
     };
-    spend(state, &caller, class, cost).await?;
-    Ok(Some(caller))
+    let headers = spend(state, &caller, class, cost).await?;
+    Ok((Some(caller), headers))
+}
+
+/// `first` and `then` as one header value: the `RateLimit` headers are lists, one item per
+/// policy.
+fn list(first: &HeaderValue, then: &HeaderValue) -> HeaderValue {
+    let mut bytes = first.as_bytes().to_vec();
+    bytes.extend_from_slice(b", ");
+    bytes.extend_from_slice(then.as_bytes());
+    HeaderValue::from_bytes(&bytes).unwrap_or_else(|_| first.clone())
 }
 
 /// Middleware of a resource whose requests count as `class` (`None`: not counted).
@@ -797,11 +919,13 @@ pub async fn middleware(
     match spent {
         Ok(headers) => {
             let mut res = res;
-            // A handler's own refusal (of another class) keeps its headers.
+            // A handler that counted another class (and perhaps refused it) keeps its items.
             for (name, value) in headers {
-                if !res.headers().contains_key(&name) {
-                    res.headers_mut().insert(name, value);
-                }
+                let value = match res.headers().get(&name) {
+                    Some(theirs) => list(&value, theirs),
+                    None => value,
+                };
+                res.headers_mut().insert(name, value);
             }
             Ok(res.map_into_left_body())
         }

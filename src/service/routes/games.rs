@@ -57,8 +57,8 @@ pub async fn create(
     }
     // A valid request counts among the caller's games of the day (the store holds each for
     // days); the game's engine seats think on the caller's analysis time.
-    let caller = match quota::admit_also(&state, &req, Class::Games, 1).await {
-        Ok(caller) => caller,
+    let (caller, quota_headers) = match quota::admit_also(&state, &req, Class::Games, 1).await {
+        Ok(admitted) => admitted,
         Err(refusal) => return Ok(refusal),
     };
     let payer = caller
@@ -83,10 +83,14 @@ pub async fn create(
             .map(|(seat, t)| (seat, t.expose().to_string()))
             .collect(),
     };
-    Ok(HttpResponse::Created()
+    let mut response = HttpResponse::Created();
+    response
         .insert_header((header::LOCATION, format!("/v1/games/{}", game.id())))
-        .insert_header((header::ETAG, format!("\"{}\"", game.version())))
-        .json(created))
+        .insert_header((header::ETAG, format!("\"{}\"", game.version())));
+    for quota_header in quota_headers {
+        response.insert_header(quota_header);
+    }
+    Ok(response.json(created))
 }
 
 /// Read a game: position, turn, moves, result and clocks. `ETag` is its version.

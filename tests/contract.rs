@@ -83,7 +83,8 @@ impl Service {
             // depend on timing.
             .args([
                 "--anon-quotas",
-                "create=1000000/s,write=1000000/s,read=1000000/s,analysis=100000000/s,streams=10000",
+                "create=1000000/s,write=1000000/s,read=1000000/s,analysis=100000000/s,keys=1000000/s,\
+                 streams=10000",
             ])
             // Analyses are capped short, and one thread plays the engine seats the fuzzer
             // creates, so the run is about the contract, not about the engine's speed.

@@ -335,6 +335,21 @@ async fn a_caller_creates_at_most_its_games_a_day(a: &TestApp, b: &TestApp) {
     assert_problem(create(b, None).await, 429, "rate_limited").await;
 }
 
+/// A create the store refused for certain (the embedded store is full) made no game, so it
+/// gives back the day's game it counted: a client retrying a full store is not locked out
+/// for a day once the store has room again.
+#[tokio::test]
+async fn a_create_the_store_refuses_does_not_count_among_the_days_games() {
+    let mut settings = settings_for(None, "");
+    settings.anon_quotas = quotas("games=2/d");
+    settings.memory_max_games = 1;
+    let app = TestApp::spawn_with(settings).await;
+    assert_eq!(create(&app, None).await.status(), 201);
+    for _ in 0..3 {
+        assert_problem(create(&app, None).await, 503, "store_full").await;
+    }
+}
+
 #[tokio::test]
 async fn a_caller_creates_at_most_its_games_a_day_redis() {
     let redis = RedisServer::start();

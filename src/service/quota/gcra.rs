@@ -30,6 +30,13 @@ pub struct Decision {
     pub retry_after_us: u64,
 }
 
+/// Gives back `cost` units spent for work that then did not happen: the TAT moves back, never
+/// before `now` (units never pile up beyond the window).
+pub fn refund(tat: u64, now: u64, rate: Rate, cost: u64) -> u64 {
+    tat.saturating_sub(rate.emission_us() * cost.clamp(1, rate.count))
+        .max(now)
+}
+
 /// Records `cost` units already used (work measured after it was done, such as analysis
 /// time): always spent, even past the quota, so the next request waits for the debt.
 pub fn charge(tat: Option<u64>, now: u64, rate: Rate, cost: u64) -> u64 {
@@ -96,6 +103,18 @@ mod tests {
         let (d, _) = decide(Some(tat), 0, PER_SECOND_10, 1);
         assert!(!d.allowed);
         assert_eq!(d.retry_after_us, 100_000);
+    }
+
+    #[test]
+    fn a_refund_gives_back_what_was_spent_and_never_more_than_a_whole_window() {
+        let (spent, tat) = decide(None, 0, PER_SECOND_10, 10);
+        assert!(spent.allowed);
+        assert!(!decide(Some(tat), 0, PER_SECOND_10, 1).0.allowed);
+        let tat = refund(tat, 0, PER_SECOND_10, 1);
+        let (again, _) = decide(Some(tat), 0, PER_SECOND_10, 1);
+        assert!(again.allowed && again.remaining == 0, "{again:?}");
+        assert_eq!(refund(tat, 0, PER_SECOND_10, 50), 0, "not below now");
+        assert_eq!(refund(100, 500_000, PER_SECOND_10, 1), 500_000);
     }
 
     #[test]

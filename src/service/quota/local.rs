@@ -55,6 +55,17 @@ impl LocalLimiter {
     }
 }
 
+impl LocalLimiter {
+    /// Gives back `cost` units spent (see [`gcra::refund`]).
+    pub fn refund(&self, name: &str, rate: Rate, cost: u64) {
+        let now = self.started.elapsed().as_micros() as u64;
+        let mut tats = self.tats.lock().expect("quota table lock");
+        if let Some(tat) = tats.get_mut(name) {
+            *tat = gcra::refund(*tat, now, rate, cost);
+        }
+    }
+}
+
 impl Default for LocalLimiter {
     fn default() -> Self {
         LocalLimiter::new()

@@ -580,7 +580,7 @@ impl Limiter {
         cost: u64,
     ) -> Result<Decision, ApiError> {
         let rate = caller.quotas.rate(class);
-        let name = format!("{}:{}", class.name(), caller.id);
+        let name = count_name(class, caller);
         Ok(match store {
             Store::Memory(_) => self.local.spend(&name, rate, cost),
             Store::Redis(redis) => redis.spend(&name, rate, cost).await?,
@@ -596,13 +596,31 @@ impl Limiter {
         cost: u64,
     ) -> Result<(), ApiError> {
         let rate = caller.quotas.rate(class);
-        let name = format!("{}:{}", class.name(), caller.id);
+        let name = count_name(class, caller);
         match store {
             Store::Memory(_) => self.local.charge(&name, rate, cost),
             Store::Redis(redis) => redis.charge(&name, rate, cost).await?,
         }
         Ok(())
     }
+}
+
+impl Limiter {
+    /// Gives back the day's game that `caller` spent on a create the store refused for
+    /// certain. Only the embedded store refuses so (when full); with Redis a failed create
+    /// may have been written, so it stays counted.
+    pub fn give_back_game(&self, store: &Store, caller: &Caller) {
+        if let Store::Memory(_) = store {
+            let rate = caller.quotas.rate(Class::Games);
+            self.local
+                .refund(&count_name(Class::Games, caller), rate, 1);
+        }
+    }
+}
+
+/// What `caller`'s count of `class` is kept under.
+fn count_name(class: Class, caller: &Caller) -> String {
+    format!("{}:{}", class.name(), caller.id)
 }
 
 /// The caller's address: the peer, unless the peer is a trusted proxy; then the last address

@@ -62,8 +62,9 @@ pub async fn create(
         Err(refusal) => return Ok(refusal),
     };
     let payer = caller
+        .as_ref()
         .filter(|_| engine_seats.iter().any(Option::is_some))
-        .map(|c| c.id);
+        .map(|c| c.id.clone());
     let id = GameId::new_random();
     let tokens = [SeatToken::generate(), SeatToken::generate()];
     let game = games::create(&state, |now| {
@@ -73,7 +74,14 @@ pub async fn create(
             None => game,
         }
     })
-    .await?;
+    .await
+    .inspect_err(|error| {
+        if error.code == ErrorCode::StoreFull
+            && let Some(caller) = &caller
+        {
+            state.quotas.give_back_game(&state.store, caller);
+        }
+    })?;
     tracing::info!(game = %game.id(), kind = %kind, "game created");
     let created = CreatedGame {
         game: game.view(game.changed_at()),

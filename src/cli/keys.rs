@@ -67,6 +67,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 return Err(usage("--name must be 1 to 100 characters"));
             }
             let quotas = Quotas::parse(&quotas, Quotas::KEY).map_err(usage)?;
+            if quotas.keys != Quotas::KEY.keys {
+                return Err(usage(
+                    "keys counts an address's key lookups; a key has no such quota",
+                ));
+            }
             Ok((name, quotas))
         }
         Action::Revoke { key } => {

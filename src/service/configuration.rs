@@ -104,8 +104,9 @@ pub struct ServeArgs {
     /// Quotas of callers without an API key, counted per address (IPv6: per /64) across
     /// all replicas: `create=<n>/<s|min|h|d>,games=<n>/d,write=…,read=…,analysis=<ms>/…,
     /// keys=…,streams=<n>,concurrent=<n>` (classes not named keep their default; `keys`:
-    /// unknown API keys an address may send; streams and requests in flight are counted per
-    /// replica), or `off` (no quotas at all, keys included).
+    /// lookups of API keys not known to be valid that an address may cause; streams and
+    /// requests in flight are counted per replica), or `off` (no quotas at all, API keys
+    /// included).
     #[arg(
         long,
         env = "PILLARZ_ANON_QUOTAS",

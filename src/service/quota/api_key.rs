@@ -96,14 +96,24 @@ impl KeyCache {
     }
 
     pub fn put(&self, digest: String, found: Option<Quotas>) {
+        self.put_at(digest, found, Instant::now());
+    }
+
+    /// Remembers an answer got `at`. When full, "no such key" answers go first (a flood of
+    /// random keys must not make a replica forget the valid ones), then lapsed answers, and
+    /// only then everything.
+    fn put_at(&self, digest: String, found: Option<Quotas>, at: Instant) {
         let mut entries = self.entries.lock().expect("key cache lock");
         if entries.len() >= Self::CAPACITY {
-            entries.retain(|_, (at, _)| at.elapsed() < Self::TTL);
-            if entries.len() >= Self::CAPACITY {
-                entries.clear();
-            }
+            entries.retain(|_, (_, found)| found.is_some());
         }
-        entries.insert(digest, (Instant::now(), found));
+        if entries.len() >= Self::CAPACITY {
+            entries.retain(|_, (at, _)| at.elapsed() < Self::TTL);
+        }
+        if entries.len() >= Self::CAPACITY {
+            entries.clear();
+        }
+        entries.insert(digest, (at, found));
     }
 }
 
@@ -120,16 +130,35 @@ mod tests {
     #[test]
     fn the_cache_remembers_which_keys_were_valid_after_their_answer_expires() {
         let cache = KeyCache::new();
+        let lapsed = Instant::now() - KeyCache::TTL * 2;
         cache.put("good".into(), Some(Quotas::KEY));
+        cache.put_at("old".into(), Some(Quotas::KEY), lapsed);
         cache.put("bad".into(), None);
         assert_eq!(cache.get("good"), Some(Some(Quotas::KEY)));
         assert_eq!(cache.get("bad"), Some(None));
         assert_eq!(cache.get("never"), None);
-        assert!(cache.was_valid("good"));
+        assert_eq!(
+            cache.get("old"),
+            None,
+            "its answer lapsed: look it up again"
+        );
+        assert!(cache.was_valid("good") && cache.was_valid("old"));
         assert!(!cache.was_valid("bad") && !cache.was_valid("never"));
         // Revoked since: no longer valid.
         cache.put("good".into(), None);
         assert!(!cache.was_valid("good"));
+    }
+
+    #[test]
+    fn a_flood_of_unknown_keys_does_not_make_the_cache_forget_valid_ones() {
+        let cache = KeyCache::new();
+        let lapsed = Instant::now() - KeyCache::TTL * 2;
+        cache.put_at("valid".into(), Some(Quotas::KEY), lapsed);
+        for i in 0..KeyCache::CAPACITY * 3 {
+            cache.put(format!("random{i}"), None);
+        }
+        assert!(cache.was_valid("valid"));
+        assert!(cache.entries.lock().unwrap().len() <= KeyCache::CAPACITY);
     }
 
     #[test]

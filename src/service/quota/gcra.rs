@@ -115,6 +115,8 @@ mod tests {
         assert!(again.allowed && again.remaining == 0, "{again:?}");
         assert_eq!(refund(tat, 0, PER_SECOND_10, 50), 0, "not below now");
         assert_eq!(refund(100, 500_000, PER_SECOND_10, 1), 500_000);
+        // A debt of three windows: a refund gives back at most one.
+        assert_eq!(refund(3_000_000, 0, PER_SECOND_10, 50), 2_000_000);
     }
 
     #[test]

@@ -13,7 +13,8 @@
 //! Redis, shared by the replicas; in process with the embedded store). A rate does not bound
 //! how much a caller asks at once (a read is served while its quota is checked, and a burst
 //! all arrives before the first refusal), so each replica also bounds a caller's requests in
-//! flight ([`places`]).
+//! flight ([`places`]). A key that is not known valid costs a lookup, so those lookups are
+//! counted against the sender's address (`keys`), before they are made.
 
 pub mod api_key;
 pub mod gcra;
@@ -27,7 +28,7 @@ use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
-use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, ResponseError, web};
 
 use super::error::{ApiError, ErrorCode};
 use super::state::AppState;
@@ -51,8 +52,8 @@ pub enum Class {
     Read,
     /// Analysis, counted in milliseconds of engine time asked for.
     Analysis,
-    /// Unknown API keys sent, counted per address (a key's own count is never used): each
-    /// costs the store a lookup.
+    /// Lookups of API keys a replica does not know to be valid, counted per address (a
+    /// key's own count is never used): an unknown key costs the store a read every time.
     Keys,
 }
 
@@ -79,7 +80,8 @@ pub struct Quotas {
     pub read: Rate,
     /// Milliseconds of analysis.
     pub analysis: Rate,
-    /// Unknown API keys an address may send.
+    /// Lookups of API keys not known to be valid that an address may cause (unused in a
+    /// key's own quotas: `pillarz keys create` refuses it).
     pub keys: Rate,
     /// Event streams open at once, per replica.
     pub streams: usize,
@@ -259,36 +261,8 @@ impl fmt::Display for Quotas {
     }
 }
 
-/// Why a request's caller is not known.
-enum Unidentified {
-    /// A malformed key, or a store that did not answer.
-    Error(ApiError),
-    /// A well-formed key that names no key, sent from `address`.
-    UnknownKey { address: Caller },
-    /// A key this replica has not seen valid, from an address it saw over its `keys`: not
-    /// looked up until the decision's `Retry-After`.
-    Refused { address: Caller, decision: Decision },
-}
-
-impl Unidentified {
-    /// The error to answer (where unknown keys were counted already).
-    fn into_error(self) -> ApiError {
-        match self {
-            Unidentified::Error(error) => error,
-            Unidentified::UnknownKey { .. } => bad_key(NO_SUCH_KEY),
-            Unidentified::Refused { address, decision } => {
-                let mut error = ApiError::new(
-                    ErrorCode::RateLimited,
-                    keys_refused(address.quotas.keys, &decision),
-                );
-                error.retry_after = Some(decision.retry_after_us.div_ceil(SECOND).max(1) as u32);
-                error
-            }
-        }
-    }
-}
-
 const NO_SUCH_KEY: &str = "no such API key (revoked?)";
+const MALFORMED_KEY: &str = "X-Api-Key must be \"pzk_\" and 64 hex digits";
 
 /// Who is asking.
 #[derive(Debug, Clone)]
@@ -424,20 +398,17 @@ impl Limiter {
         }
     }
 
-    /// A place for one more event stream of the caller of `req` (`None` with quotas off), or
-    /// `429 rate_limited` when it holds its maximum already (on all replicas, with Redis).
-    /// `heartbeat` is the stream's heartbeat period, which renews a shared place.
+    /// A place for one more event stream of the caller the middleware admitted `req` as
+    /// (`None` with quotas off), or `429 rate_limited` when it holds its maximum already (on
+    /// all replicas, with Redis). `heartbeat` is the stream's heartbeat period, which renews a
+    /// shared place.
     pub async fn open_stream(
         &self,
         state: &web::Data<AppState>,
         req: &HttpRequest,
         heartbeat: std::time::Duration,
     ) -> Result<Option<StreamSlot>, ApiError> {
-        let Some(caller) = self
-            .caller(&state.store, req)
-            .await
-            .map_err(Unidentified::into_error)?
-        else {
+        let Some(caller) = admitted(req) else {
             return Ok(None);
         };
         let full = || {
@@ -475,75 +446,12 @@ impl Limiter {
         }
     }
 
-    /// The caller of `req`: its key's, if it sends one, else its address. `None` when
-    /// quotas are off.
-    ///
-    /// A key this replica does not know to be valid costs the store a lookup, so unknown
-    /// keys count against their address (`keys`); while this replica knows the address to be
-    /// over that count, such keys are refused without a lookup (a key it has seen valid is
-    /// still looked up).
-    async fn caller(
-        &self,
-        store: &Store,
-        req: &HttpRequest,
-    ) -> Result<Option<Caller>, Unidentified> {
-        let Some(anonymous) = self.anonymous else {
-            return Ok(None);
-        };
-        let address = || Caller {
-            id: format!(
-                "a:{}",
-                client_address(req, &self.trusted_proxies)
-                    .map_or_else(|| "unknown".to_string(), canonical)
-            ),
-            quotas: anonymous,
-        };
-        let Some(raw) = req.headers().get(api_key::HEADER) else {
-            return Ok(Some(address()));
-        };
-        let digest = raw
-            .to_str()
-            .ok()
-            .and_then(ApiKey::parse)
-            .ok_or_else(|| {
-                Unidentified::Error(bad_key("X-Api-Key must be \"pzk_\" and 64 hex digits"))
-            })?
-            .digest();
-        let quotas = match self.keys.get(&digest) {
-            Some(Some(quotas)) => quotas,
-            cached => {
-                let address = address();
-                if !self.keys.was_valid(&digest)
-                    && let Some(decision) = self.denials.check(&address.id, Class::Keys)
-                {
-                    return Err(Unidentified::Refused { address, decision });
-                }
-                let found = match cached {
-                    Some(known) => known,
-                    None => self
-                        .look_up(store, &digest)
-                        .await
-                        .map_err(Unidentified::Error)?,
-                };
-                found.ok_or(Unidentified::UnknownKey { address })?
-            }
-        };
-        Ok(Some(Caller {
-            id: format!("k:{digest}"),
-            quotas,
-        }))
-    }
-
-    /// The quotas of the key of `digest`, `None` if there is no such key.
+    /// The quotas of the key of `digest`, `None` if there is no such key: as this replica
+    /// remembers it, or asked of the store (and remembered).
     async fn key_quotas(&self, store: &Store, digest: &str) -> Result<Option<Quotas>, ApiError> {
-        match self.keys.get(digest) {
-            Some(found) => Ok(found),
-            None => self.look_up(store, digest).await,
+        if let Some(found) = self.keys.get(digest) {
+            return Ok(found);
         }
-    }
-
-    /// Asks the store for the key of `digest`, and remembers the answer.
-    async fn look_up(&self, store: &Store, digest: &str) -> Result<Option<Quotas>, ApiError> {
         let found =
             match store.api_key(digest).await? {
                 None => None,
@@ -753,7 +661,7 @@ fn refusal(class: Class, rate: Rate, decision: &Decision) -> HttpResponse {
 /// Why keys from an address over its `keys` quota are not looked up.
 fn keys_refused(rate: Rate, decision: &Decision) -> String {
     format!(
-        "this address sent more unknown API keys than its quota of {} per {} s, so keys not \
+        "this address had more API keys looked up than its quota of {} per {} s; keys not \
          known here are not checked for {} ms",
         rate.count,
         rate.window_us / SECOND,
@@ -761,18 +669,76 @@ fn keys_refused(rate: Rate, decision: &Decision) -> String {
     )
 }
 
-/// The `401` for an unknown key from `address`, counted against its `keys` (past them, its
-/// next keys not known here are refused before they are looked up).
-async fn unknown_key(state: &AppState, address: &Caller) -> HttpResponse {
-    let decision = match decide(state, address, Class::Keys, 1).await {
-        Ok(decision) => decision,
-        Err(error) => return error.error_response(),
+/// The caller of `req`: its key's, if it sends one, else its address (`None` when quotas are
+/// off); or the answer to give instead.
+///
+/// Looking up a key this replica does not know to be valid costs the store a read, so it
+/// first spends one of its address's `keys`: past them, such keys are refused with `429`
+/// before any lookup, and the count is shared by the replicas. A key this replica has seen
+/// valid is not counted, so an integrator's key is not refused for the address it shares.
+async fn caller(state: &AppState, req: &HttpRequest) -> Result<Option<Caller>, HttpResponse> {
+    let limiter = &state.quotas;
+    let Some(anonymous) = limiter.anonymous else {
+        return Ok(None);
     };
-    let mut response = bad_key(NO_SUCH_KEY).error_response();
-    for (name, value) in headers(Class::Keys, address.quotas.keys, &decision) {
-        response.headers_mut().insert(name, value);
+    let address = || Caller {
+        id: format!(
+            "a:{}",
+            client_address(req, &limiter.trusted_proxies)
+                .map_or_else(|| "unknown".to_string(), canonical)
+        ),
+        quotas: anonymous,
+    };
+    let Some(raw) = req.headers().get(api_key::HEADER) else {
+        return Ok(Some(address()));
+    };
+    let digest = raw
+        .to_str()
+        .ok()
+        .and_then(ApiKey::parse)
+        .ok_or_else(|| bad_key(MALFORMED_KEY).error_response())?
+        .digest();
+    let counted = if limiter.keys.was_valid(&digest) {
+        None
+    } else {
+        let address = address();
+        let decision = match limiter.denials.check(&address.id, Class::Keys) {
+            Some(known) => known,
+            None => decide(state, &address, Class::Keys, 1)
+                .await
+                .map_err(|e| e.error_response())?,
+        };
+        if !decision.allowed {
+            return Err(refusal(Class::Keys, address.quotas.keys, &decision));
+        }
+        Some(headers(Class::Keys, address.quotas.keys, &decision))
+    };
+    match limiter.key_quotas(&state.store, &digest).await {
+        Ok(Some(quotas)) => Ok(Some(Caller {
+            id: format!("k:{digest}"),
+            quotas,
+        })),
+        Ok(None) => {
+            let mut response = bad_key(NO_SUCH_KEY).error_response();
+            for (name, value) in counted.into_iter().flatten() {
+                response.headers_mut().insert(name, value);
+            }
+            Err(response)
+        }
+        Err(error) => Err(error.error_response()),
     }
-    response
+}
+
+/// The caller the quota middleware admitted `req` as (`None` with quotas off).
+fn admitted(req: &HttpRequest) -> Option<Caller> {
+    req.extensions().get::<Caller>().cloned()
+}
+
+/// The `429` if this replica already knows `caller` to be over its `class` quota (answered
+/// without asking the store).
+fn known_refusal(state: &AppState, caller: &Caller, class: Class) -> Option<HttpResponse> {
+    let decision = state.quotas.denials.check(&caller.id, class)?;
+    Some(refusal(class, caller.quotas.rate(class), &decision))
 }
 
 /// Who `req` is, and whether this replica already knows it is over its `class` quota (then
@@ -782,21 +748,11 @@ async fn identify(
     req: &HttpRequest,
     class: Class,
 ) -> Result<Option<Caller>, HttpResponse> {
-    let limiter = &state.quotas;
-    let caller = match limiter.caller(&state.store, req).await {
-        Ok(caller) => caller,
-        Err(Unidentified::Refused { address, decision }) => {
-            return Err(refusal(Class::Keys, address.quotas.keys, &decision));
-        }
-        Err(Unidentified::UnknownKey { address }) => return Err(unknown_key(state, &address).await),
-        Err(Unidentified::Error(error)) => return Err(error.error_response()),
-    };
-    if let Some(caller) = &caller
-        && let Some(decision) = limiter.denials.check(&caller.id, class)
-    {
-        return Err(refusal(class, caller.quotas.rate(class), &decision));
+    let caller = caller(state, req).await?;
+    match caller.as_ref().and_then(|c| known_refusal(state, c, class)) {
+        Some(refused) => Err(refused),
+        None => Ok(caller),
     }
-    Ok(caller)
 }
 
 /// Spends `cost` of `caller`'s `class`, remembering a refusal until its `Retry-After`.
@@ -879,9 +835,12 @@ pub async fn admit_also(
     class: Class,
     cost: u64,
 ) -> Result<(Option<Caller>, Vec<(HeaderName, HeaderValue)>), HttpResponse> {
-    let Some(caller) = identify(state, req, class).await? else {
+    let Some(caller) = admitted(req) else {
         return Ok((None, Vec::new()));
     };
+    if let Some(refused) = known_refusal(state, &caller, class) {
+        return Err(refused);
+    }
     let headers = spend(state, &caller, class, cost).await?;
     Ok((Some(caller), headers))
 }
@@ -924,6 +883,7 @@ pub async fn middleware(
         let refused = too_many_in_flight(&caller);
         return Ok(req.into_response(refused).map_into_right_body());
     };
+    req.extensions_mut().insert(caller.clone());
     let (spent, res) = if class == Class::Read {
         let (spent, res) =
             futures_util::future::join(spend(&state, &caller, class, 1), next.call(req)).await;

@@ -40,7 +40,8 @@ enum Action {
         #[arg(long)]
         name: String,
         /// The key's quotas, as `--anon-quotas` of `pillarz serve` (default: ten times the
-        /// anonymous defaults; classes not named keep that default).
+        /// anonymous defaults; classes not named keep that default), but for `keys`, which
+        /// counts an address's key lookups and is refused here.
         #[arg(long, default_value = "")]
         quotas: String,
     },
@@ -66,12 +67,15 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             if name.is_empty() || name.len() > 100 {
                 return Err(usage("--name must be 1 to 100 characters"));
             }
-            let quotas = Quotas::parse(&quotas, Quotas::KEY).map_err(usage)?;
-            if quotas.keys != Quotas::KEY.keys {
+            if quotas
+                .split(',')
+                .any(|class| class.trim().starts_with("keys="))
+            {
                 return Err(usage(
                     "keys counts an address's key lookups; a key has no such quota",
                 ));
             }
+            let quotas = Quotas::parse(&quotas, Quotas::KEY).map_err(usage)?;
             Ok((name, quotas))
         }
         Action::Revoke { key } => {

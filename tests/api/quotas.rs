@@ -265,12 +265,24 @@ async fn an_address_has_at_most_its_keys_looked_up() {
     assert_eq!(catalog_with_key(&app, &key).await.status(), 200);
 
     let monitor = Monitor::start(&redis);
+    // An unknown key is counted when it is looked up; its answer, remembered, is not.
+    let unknown = pillarz::service::quota::api_key::ApiKey::generate();
+    for again in 0..4 {
+        let answer = catalog_with_key(&app, unknown.expose()).await;
+        if again == 0 {
+            assert_eq!(answer.headers()["ratelimit-policy"], "\"keys\";q=3;w=60");
+            let state = answer.headers()["ratelimit"].to_str().unwrap().to_string();
+            assert!(state.starts_with("\"keys\";r=1;"), "{state}");
+        }
+        assert_problem(answer, 401, "bad_api_key").await;
+    }
     for tried in 0..20 {
         let random = pillarz::service::quota::api_key::ApiKey::generate();
         let replica = if tried % 2 == 0 { &app } else { &other };
         let answer = catalog_with_key(replica, random.expose()).await;
-        if tried < 2 {
-            assert_eq!(answer.headers()["ratelimit-policy"], "\"keys\";q=3;w=60");
+        if tried == 0 {
+            let state = answer.headers()["ratelimit"].to_str().unwrap().to_string();
+            assert!(state.starts_with("\"keys\";r=0;"), "{state}");
             assert_problem(answer, 401, "bad_api_key").await;
         } else {
             assert!(answer.headers().contains_key("retry-after"));
@@ -283,7 +295,11 @@ async fn an_address_has_at_most_its_keys_looked_up() {
             .matches("\"GET\" \"tries:apikey:")
             .count()
     };
-    assert_eq!(lookups(), 2, "only the keys counted are looked up");
+    assert_eq!(
+        lookups(),
+        2,
+        "only the keys counted are looked up, once each"
+    );
 
     assert_eq!(
         catalog_with_key(&app, &key).await.status(),

@@ -62,7 +62,8 @@ pub struct KeyRecord {
 }
 
 /// Recently looked-up keys (known or not), so a busy integrator costs one lookup per
-/// [`KeyCache::TTL`], not one per request. Bounded: when full it starts over.
+/// [`KeyCache::TTL`], not one per request. Bounded: when full, "no such key" answers go
+/// first, then lapsed ones, and only then everything (see `put_at`).
 pub struct KeyCache {
     entries: Mutex<HashMap<String, (Instant, Option<Quotas>)>>,
 }

@@ -52,8 +52,9 @@ pub enum Class {
     Read,
     /// Analysis, counted in milliseconds of engine time asked for.
     Analysis,
-    /// Lookups of API keys a replica does not know to be valid, counted per address (a
-    /// key's own count is never used): an unknown key costs the store a read every time.
+    /// Lookups of API keys a replica does not know the answer for and has not seen valid,
+    /// counted per address (a key's own count is never used): a stream of random keys would
+    /// cost the store a read each.
     Keys,
 }
 
@@ -698,6 +699,12 @@ async fn caller(state: &AppState, req: &HttpRequest) -> Result<Option<Caller>, H
         .and_then(ApiKey::parse)
         .ok_or_else(|| bad_key(MALFORMED_KEY).error_response())?
         .digest();
+    match limiter.keys.get(&digest) {
+        Some(Some(quotas)) => return Ok(Some(key_caller(&digest, quotas))),
+        // Known unknown: no lookup, so not counted (and a revoked key keeps hearing so).
+        Some(None) => return Err(bad_key(NO_SUCH_KEY).error_response()),
+        None => {}
+    }
     let counted = if limiter.keys.was_valid(&digest) {
         None
     } else {
@@ -714,10 +721,7 @@ async fn caller(state: &AppState, req: &HttpRequest) -> Result<Option<Caller>, H
         Some(headers(Class::Keys, address.quotas.keys, &decision))
     };
     match limiter.key_quotas(&state.store, &digest).await {
-        Ok(Some(quotas)) => Ok(Some(Caller {
-            id: format!("k:{digest}"),
-            quotas,
-        })),
+        Ok(Some(quotas)) => Ok(Some(key_caller(&digest, quotas))),
         Ok(None) => {
             let mut response = bad_key(NO_SUCH_KEY).error_response();
             for (name, value) in counted.into_iter().flatten() {
@@ -729,7 +733,15 @@ async fn caller(state: &AppState, req: &HttpRequest) -> Result<Option<Caller>, H
     }
 }
 
-/// The caller the quota middleware admitted `req` as (`None` with quotas off).
+fn key_caller(digest: &str, quotas: Quotas) -> Caller {
+    Caller {
+        id: format!("k:{digest}"),
+        quotas,
+    }
+}
+
+/// The caller the quota middleware admitted `req` as (`None` with quotas off, or on a route
+/// the middleware does not count: only call this behind it).
 fn admitted(req: &HttpRequest) -> Option<Caller> {
     req.extensions().get::<Caller>().cloned()
 }

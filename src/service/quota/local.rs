@@ -41,9 +41,7 @@ impl LocalLimiter {
         tats.insert(name.to_string(), tat);
         decision
     }
-}
 
-impl LocalLimiter {
     /// Records `cost` units used (see [`gcra::charge`]).
     pub fn charge(&self, name: &str, rate: Rate, cost: u64) {
         let now = self.started.elapsed().as_micros() as u64;
@@ -53,9 +51,7 @@ impl LocalLimiter {
             tats.insert(name.to_string(), tat);
         }
     }
-}
 
-impl LocalLimiter {
     /// Gives back `cost` units spent (see [`gcra::refund`]).
     pub fn refund(&self, name: &str, rate: Rate, cost: u64) {
         let now = self.started.elapsed().as_micros() as u64;

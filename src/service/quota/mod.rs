@@ -512,9 +512,7 @@ impl Limiter {
         }
         Ok(())
     }
-}
 
-impl Limiter {
     /// Gives back the day's game that `caller` spent on a create the store refused for
     /// certain. Only the embedded store refuses so (when full); with Redis a failed create
     /// may have been written, so it stays counted.
@@ -709,12 +707,9 @@ async fn caller(state: &AppState, req: &HttpRequest) -> Result<Option<Caller>, H
         None
     } else {
         let address = address();
-        let decision = match limiter.denials.check(&address.id, Class::Keys) {
-            Some(known) => known,
-            None => decide(state, &address, Class::Keys, 1)
-                .await
-                .map_err(|e| e.error_response())?,
-        };
+        let decision = decide_unless_known(state, &address, Class::Keys, 1)
+            .await
+            .map_err(|e| e.error_response())?;
         if !decision.allowed {
             return Err(refusal(Class::Keys, address.quotas.keys, &decision));
         }
@@ -782,6 +777,19 @@ async fn decide(
     Ok(decision)
 }
 
+/// The refusal this replica remembers for `caller`'s `class`, or else [`decide`].
+async fn decide_unless_known(
+    state: &AppState,
+    caller: &Caller,
+    class: Class,
+    cost: u64,
+) -> Result<Decision, ApiError> {
+    match state.quotas.denials.check(&caller.id, class) {
+        Some(known) => Ok(known),
+        None => decide(state, caller, class, cost).await,
+    }
+}
+
 /// Spends `cost` of `caller`'s `class`: the headers for the answer, or the `429`.
 async fn spend(
     state: &AppState,
@@ -804,12 +812,8 @@ async fn spend(
 /// game it created); the time is charged once known, as for an analysis. A store that cannot
 /// answer counts as a second's wait.
 pub async fn analysis_wait(state: &AppState, caller: &Caller) -> Option<std::time::Duration> {
-    let decision = match state.quotas.denials.check(&caller.id, Class::Analysis) {
-        Some(known) => known,
-        None => match decide(state, caller, Class::Analysis, 1).await {
-            Ok(decision) => decision,
-            Err(_) => return Some(std::time::Duration::from_secs(1)),
-        },
+    let Ok(decision) = decide_unless_known(state, caller, Class::Analysis, 1).await else {
+        return Some(std::time::Duration::from_secs(1));
     };
     (!decision.allowed).then(|| std::time::Duration::from_micros(decision.retry_after_us))
 }

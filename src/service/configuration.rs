@@ -104,7 +104,7 @@ pub struct ServeArgs {
     /// Quotas of callers without an API key, counted per address (IPv6: per /64) across
     /// all replicas: `create=<n>/<s|min|h|d>,games=<n>/d,write=…,read=…,analysis=<ms>/…,
     /// keys=…,streams=<n>,concurrent=<n>` (classes not named keep their default; `keys`:
-    /// lookups of API keys not known to be valid that an address may cause; streams and
+    /// lookups of API keys not known to be valid that find none, per address; streams and
     /// requests in flight are counted per replica), or `off` (no quotas at all, API keys
     /// included).
     #[arg(

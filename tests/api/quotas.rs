@@ -261,7 +261,7 @@ async fn an_address_has_at_most_its_keys_looked_up() {
     let (app, other) = two_replicas(&redis, "tries", "keys=3/min").await;
     let (key, _) = make_key(&redis, "tries", "read=100/s");
     let (unseen, _) = make_key(&redis, "tries", "read=100/s");
-    // A key's first lookup on a replica counts: one of three.
+    // A key's first lookup on a replica is counted, and given back once it finds the key.
     assert_eq!(catalog_with_key(&app, &key).await.status(), 200);
 
     let monitor = Monitor::start(&redis);
@@ -272,7 +272,7 @@ async fn an_address_has_at_most_its_keys_looked_up() {
         if again == 0 {
             assert_eq!(answer.headers()["ratelimit-policy"], "\"keys\";q=3;w=60");
             let state = answer.headers()["ratelimit"].to_str().unwrap().to_string();
-            assert!(state.starts_with("\"keys\";r=1;"), "{state}");
+            assert!(state.starts_with("\"keys\";r=2;"), "{state}");
         }
         assert_problem(answer, 401, "bad_api_key").await;
     }
@@ -280,9 +280,10 @@ async fn an_address_has_at_most_its_keys_looked_up() {
         let random = pillarz::service::quota::api_key::ApiKey::generate();
         let replica = if tried % 2 == 0 { &app } else { &other };
         let answer = catalog_with_key(replica, random.expose()).await;
-        if tried == 0 {
+        if tried < 2 {
             let state = answer.headers()["ratelimit"].to_str().unwrap().to_string();
-            assert!(state.starts_with("\"keys\";r=0;"), "{state}");
+            let left = format!("\"keys\";r={};", 1 - tried);
+            assert!(state.starts_with(&left), "{state}");
             assert_problem(answer, 401, "bad_api_key").await;
         } else {
             assert!(answer.headers().contains_key("retry-after"));
@@ -297,7 +298,7 @@ async fn an_address_has_at_most_its_keys_looked_up() {
     };
     assert_eq!(
         lookups(),
-        2,
+        3,
         "only the keys counted are looked up, once each"
     );
 
@@ -319,7 +320,41 @@ async fn an_address_has_at_most_its_keys_looked_up() {
         200,
         "seen valid, lapsed"
     );
-    assert_eq!(lookups(), 3);
+    assert_eq!(lookups(), 4);
+}
+
+/// `keys` counts the lookups that find no key: a valid key's lookup is given back, so an
+/// address that many integrators' keys come from (a backend, a NAT) is never refused for
+/// sending them, on any replica, while its unknown keys are counted as before.
+#[tokio::test]
+async fn an_address_is_not_counted_for_the_valid_keys_it_sends() {
+    let redis = RedisServer::start();
+    let (a, b) = two_replicas(&redis, "many", "keys=3/min").await;
+    let keys: Vec<String> = (0..4)
+        .map(|_| make_key(&redis, "many", "read=100/s").0)
+        .collect();
+    for (i, key) in keys.iter().enumerate() {
+        for (replica, name) in [(&a, "a"), (&b, "b")] {
+            assert_eq!(
+                catalog_with_key(replica, key).await.status(),
+                200,
+                "key {i} on replica {name}, new to it"
+            );
+        }
+    }
+    // The address's count is whole: three unknown keys are looked up, the fourth is refused.
+    for tried in 0..4 {
+        let random = pillarz::service::quota::api_key::ApiKey::generate();
+        let answer = catalog_with_key(&b, random.expose()).await;
+        if tried < 3 {
+            let state = answer.headers()["ratelimit"].to_str().unwrap().to_string();
+            let left = format!("\"keys\";r={};", 2 - tried);
+            assert!(state.starts_with(&left), "{state}");
+            assert_problem(answer, 401, "bad_api_key").await;
+        } else {
+            assert_problem(answer, 429, "rate_limited").await;
+        }
+    }
 }
 
 /// `keys` counts an address's key lookups: a key's own record refuses it (an older replica

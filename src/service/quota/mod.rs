@@ -14,7 +14,8 @@
 //! how much a caller asks at once (a read is served while its quota is checked, and a burst
 //! all arrives before the first refusal), so each replica also bounds a caller's requests in
 //! flight ([`places`]). A key that is not known valid costs a lookup, so those lookups are
-//! counted against the sender's address (`keys`), before they are made.
+//! counted against the sender's address (`keys`) before they are made, and given back when
+//! they find the key.
 
 pub mod api_key;
 pub mod gcra;
@@ -53,8 +54,8 @@ pub enum Class {
     /// Analysis, counted in milliseconds of engine time asked for.
     Analysis,
     /// Lookups of API keys a replica does not know the answer for and has not seen valid,
-    /// counted per address (a key's own count is never used): a stream of random keys would
-    /// cost the store a read each.
+    /// counted per address (a key's own count is never used) and given back when they find
+    /// the key: a stream of random keys would cost the store a read each.
     Keys,
 }
 
@@ -513,6 +514,24 @@ impl Limiter {
         Ok(())
     }
 
+    /// Gives back `cost` units of `caller`'s `class` spent for work that then did not happen
+    /// (see [`gcra::refund`]).
+    pub async fn refund(
+        &self,
+        store: &Store,
+        caller: &Caller,
+        class: Class,
+        cost: u64,
+    ) -> Result<(), ApiError> {
+        let rate = caller.quotas.rate(class);
+        let name = count_name(class, caller);
+        match store {
+            Store::Memory(_) => self.local.refund(&name, rate, cost),
+            Store::Redis(redis) => redis.refund(&name, rate, cost).await?,
+        }
+        Ok(())
+    }
+
     /// Gives back the day's game that `caller` spent on a create the store refused for
     /// certain. Only the embedded store refuses so (when full); with Redis a failed create
     /// may have been written, so it stays counted.
@@ -673,8 +692,9 @@ fn keys_refused(rate: Rate, decision: &Decision) -> String {
 ///
 /// Looking up a key this replica does not know to be valid costs the store a read, so it
 /// first spends one of its address's `keys`: past them, such keys are refused with `429`
-/// before any lookup, and the count is shared by the replicas. A key this replica has seen
-/// valid is not counted, so an integrator's key is not refused for the address it shares.
+/// before any lookup, and the count is shared by the replicas. A lookup that finds a key
+/// gives its unit back, and a key this replica has seen valid is not counted again, so an
+/// integrator's keys are not refused for the address they share.
 async fn caller(state: &AppState, req: &HttpRequest) -> Result<Option<Caller>, HttpResponse> {
     let limiter = &state.quotas;
     let Some(anonymous) = limiter.anonymous else {
@@ -713,13 +733,22 @@ async fn caller(state: &AppState, req: &HttpRequest) -> Result<Option<Caller>, H
         if !decision.allowed {
             return Err(refusal(Class::Keys, address.quotas.keys, &decision));
         }
-        Some(headers(Class::Keys, address.quotas.keys, &decision))
+        let shown = headers(Class::Keys, address.quotas.keys, &decision);
+        Some((address, shown))
     };
     match limiter.key_quotas(&state.store, &digest).await {
-        Ok(Some(quotas)) => Ok(Some(key_caller(&digest, quotas))),
+        Ok(Some(quotas)) => {
+            if let Some((address, _)) = counted
+                && let Err(error) = limiter.refund(&state.store, &address, Class::Keys, 1).await
+            {
+                // The unit stays spent: the key is served all the same.
+                tracing::warn!(%error, "a valid key's lookup was not given back");
+            }
+            Ok(Some(key_caller(&digest, quotas)))
+        }
         Ok(None) => {
             let mut response = bad_key(NO_SUCH_KEY).error_response();
-            for (name, value) in counted.into_iter().flatten() {
+            for (name, value) in counted.into_iter().flat_map(|(_, headers)| headers) {
                 response.headers_mut().insert(name, value);
             }
             Err(response)

@@ -73,15 +73,27 @@ local function since(g, e, r, known, keys, v)
 end
 ";
 
-/// A quota check (GCRA, as `quota::gcra::decide`, in microseconds of the store's clock).
-/// KEYS: the caller's TAT. ARGV: emission µs, count, cost, 1 to charge work already done
-/// (spent even past the quota). Answers `{allowed, remaining, reset µs, retry-after µs}`; a
-/// refusal changes nothing.
+/// A quota's count (GCRA, as `quota::gcra`, in microseconds of the store's clock). KEYS: the
+/// caller's TAT. ARGV: emission µs, count, cost, and what to do: `0` spend if allowed
+/// (`gcra::decide`), `1` charge work already done, even past the quota (`gcra::charge`), `2`
+/// give back units spent for nothing (`gcra::refund`; a TAT already lapsed stays so). Answers
+/// `{allowed, remaining, reset µs, retry-after µs}`; a refusal changes nothing.
 const SPEND: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local emission = tonumber(ARGV[1])
 local window = emission * tonumber(ARGV[2])
+if ARGV[4] == '2' then
+  local kept = tonumber(redis.call('GET', KEYS[1]) or now)
+  local back = math.max(kept - emission * tonumber(ARGV[3]), now)
+  if back > now then
+    redis.call('SET', KEYS[1], string.format('%.0f', back), 'PX',
+               math.ceil((back - now) / 1000) + 1)
+  else
+    redis.call('DEL', KEYS[1])
+  end
+  return {1, math.floor((window - (back - now)) / emission), back - now, 0}
+end
 local tat = tonumber(redis.call('GET', KEYS[1]) or now)
 if tat < now then tat = now end
 local new_tat = tat + emission * tonumber(ARGV[3])
@@ -93,6 +105,14 @@ redis.call('SET', KEYS[1], string.format('%.0f', new_tat), 'PX',
            math.ceil((new_tat - now) / 1000) + 1)
 return {1, math.floor((window - (new_tat - now)) / emission), new_tat - now, 0}
 ";
+
+/// What the quota script does with a count (its last argument).
+#[derive(Clone, Copy)]
+enum Count {
+    Spend = 0,
+    Charge = 1,
+    Refund = 2,
+}
 
 /// Opens one of a caller's event streams, if it holds fewer than its maximum. KEYS: the
 /// caller's stream leases (a sorted set, score = expiry in ms of the store's clock). ARGV:
@@ -792,7 +812,7 @@ impl RedisStore {
         rate: crate::service::quota::gcra::Rate,
         cost: u64,
     ) -> Result<crate::service::quota::gcra::Decision, StoreError> {
-        self.gcra(name, rate, cost, false).await
+        self.gcra(name, rate, cost, Count::Spend).await
     }
 
     /// Records `cost` units used, even past the quota (see `quota::gcra::charge`).
@@ -802,16 +822,26 @@ impl RedisStore {
         rate: crate::service::quota::gcra::Rate,
         cost: u64,
     ) -> Result<(), StoreError> {
-        self.gcra(name, rate, cost, true).await.map(drop)
+        self.gcra(name, rate, cost, Count::Charge).await.map(drop)
     }
 
-    /// The quota script: a check that spends only if allowed, or a `charge` that always does.
+    /// Gives back `cost` units spent for nothing (see `quota::gcra::refund`).
+    pub async fn refund(
+        &self,
+        name: &str,
+        rate: crate::service::quota::gcra::Rate,
+        cost: u64,
+    ) -> Result<(), StoreError> {
+        self.gcra(name, rate, cost, Count::Refund).await.map(drop)
+    }
+
+    /// The quota script, in one of its three modes.
     async fn gcra(
         &self,
         name: &str,
         rate: crate::service::quota::gcra::Rate,
         cost: u64,
-        charge: bool,
+        count: Count,
     ) -> Result<crate::service::quota::gcra::Decision, StoreError> {
         let mut conn = self.connection().await?;
         let reply: Vec<i64> = self
@@ -821,7 +851,7 @@ impl RedisStore {
             .arg(rate.emission_us())
             .arg(rate.count)
             .arg(cost.clamp(1, rate.count))
-            .arg(u8::from(charge))
+            .arg(count as u8)
             .invoke_async(&mut conn)
             .await
             .map_err(|e| self.unavailable(e))?;

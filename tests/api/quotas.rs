@@ -323,9 +323,9 @@ async fn an_address_has_at_most_its_keys_looked_up() {
     assert_eq!(lookups(), 4);
 }
 
-/// `keys` counts the lookups that find no key: a valid key's lookup is given back, so an
-/// address that many integrators' keys come from (a backend, a NAT) is never refused for
-/// sending them, on any replica, while its unknown keys are counted as before.
+/// `keys` counts the lookups that find no key: a valid key's lookup is given back once it is
+/// made, so an address that many integrators' keys come from (a backend, a NAT) does not use
+/// up its count by sending them, on any replica, while its unknown keys are counted as before.
 #[tokio::test]
 async fn an_address_is_not_counted_for_the_valid_keys_it_sends() {
     let redis = RedisServer::start();

@@ -82,7 +82,7 @@ pub struct Quotas {
     pub read: Rate,
     /// Milliseconds of analysis.
     pub analysis: Rate,
-    /// Lookups of API keys not known to be valid that an address may cause (unused in a
+    /// Lookups of API keys not known to be valid that find none, per address (unused in a
     /// key's own quotas: `pillarz keys create` refuses it).
     pub keys: Rate,
     /// Event streams open at once, per replica.
@@ -679,8 +679,8 @@ fn refusal(class: Class, rate: Rate, decision: &Decision) -> HttpResponse {
 /// Why keys from an address over its `keys` quota are not looked up.
 fn keys_refused(rate: Rate, decision: &Decision) -> String {
     format!(
-        "this address had more API keys looked up than its quota of {} per {} s; keys not \
-         known here are not checked for {} ms",
+        "this address had more unknown API keys looked up than its quota of {} per {} s; \
+         keys not known here are not checked for {} ms",
         rate.count,
         rate.window_us / SECOND,
         decision.retry_after_us.div_ceil(1000)

@@ -531,17 +531,6 @@ impl Limiter {
         }
         Ok(())
     }
-
-    /// Gives back the day's game that `caller` spent on a create the store refused for
-    /// certain. Only the embedded store refuses so (when full); with Redis a failed create
-    /// may have been written, so it stays counted.
-    pub fn give_back_game(&self, store: &Store, caller: &Caller) {
-        if let Store::Memory(_) = store {
-            let rate = caller.quotas.rate(Class::Games);
-            self.local
-                .refund(&count_name(Class::Games, caller), rate, 1);
-        }
-    }
 }
 
 /// What `caller`'s count of `class` is kept under.

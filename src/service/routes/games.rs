@@ -74,14 +74,24 @@ pub async fn create(
             None => game,
         }
     })
-    .await
-    .inspect_err(|error| {
-        if error.code == ErrorCode::StoreFull
-            && let Some(caller) = &caller
-        {
-            state.quotas.give_back_game(&state.store, caller);
+    .await;
+    let game = match game {
+        Ok(game) => game,
+        Err(error) => {
+            // A full store wrote nothing, so the day's game is given back; a create that
+            // failed otherwise (`store_unavailable`) may have been written and stays counted.
+            if error.code == ErrorCode::StoreFull
+                && let Some(caller) = &caller
+                && let Err(lost) = state
+                    .quotas
+                    .refund(&state.store, caller, Class::Games, 1)
+                    .await
+            {
+                tracing::warn!(error = %lost, "a refused create's game was not given back");
+            }
+            return Err(error);
         }
-    })?;
+    };
     tracing::info!(game = %game.id(), kind = %kind, "game created");
     let created = CreatedGame {
         game: game.view(game.changed_at()),

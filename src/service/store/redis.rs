@@ -83,26 +83,25 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local emission = tonumber(ARGV[1])
 local window = emission * tonumber(ARGV[2])
-if ARGV[4] == '2' then
-  local kept = tonumber(redis.call('GET', KEYS[1]) or now)
-  local back = math.max(kept - emission * tonumber(ARGV[3]), now)
-  if back > now then
-    redis.call('SET', KEYS[1], string.format('%.0f', back), 'PX',
-               math.ceil((back - now) / 1000) + 1)
-  else
-    redis.call('DEL', KEYS[1])
-  end
-  return {1, math.floor((window - (back - now)) / emission), back - now, 0}
-end
+local units = emission * tonumber(ARGV[3])
 local tat = tonumber(redis.call('GET', KEYS[1]) or now)
-if tat < now then tat = now end
-local new_tat = tat + emission * tonumber(ARGV[3])
-if ARGV[4] ~= '1' and new_tat - now > window then
-  return {0, math.floor((window - math.min(tat - now, window)) / emission), tat - now,
-          new_tat - now - window}
+local new_tat
+if ARGV[4] == '2' then
+  new_tat = math.max(tat - units, now)
+else
+  if tat < now then tat = now end
+  new_tat = tat + units
+  if ARGV[4] == '0' and new_tat - now > window then
+    return {0, math.floor((window - math.min(tat - now, window)) / emission), tat - now,
+            new_tat - now - window}
+  end
 end
-redis.call('SET', KEYS[1], string.format('%.0f', new_tat), 'PX',
-           math.ceil((new_tat - now) / 1000) + 1)
+if new_tat > now then
+  redis.call('SET', KEYS[1], string.format('%.0f', new_tat), 'PX',
+             math.ceil((new_tat - now) / 1000) + 1)
+else
+  redis.call('DEL', KEYS[1])
+end
 return {1, math.floor((window - (new_tat - now)) / emission), new_tat - now, 0}
 ";
 

@@ -357,6 +357,74 @@ async fn an_address_is_not_counted_for_the_valid_keys_it_sends() {
     }
 }
 
+/// Simultaneous requests with a key a replica has no answer for make one lookup, counted once:
+/// the others wait for its answer. So a burst of an integrator's requests on a replica that
+/// has not seen its key (just started, or its answer lapsed) is served, rather than spending
+/// a unit each and meeting `429`s; and a burst of one unknown key costs one lookup, not as
+/// many as the address's count allows.
+#[tokio::test]
+async fn simultaneous_first_requests_with_one_key_make_one_lookup() {
+    let redis = RedisServer::start();
+    let mut settings = settings_for(Some(&redis), "burst");
+    settings.anon_quotas = quotas("keys=2/min");
+    let app = TestApp::spawn_with(settings).await;
+    let (key, _) = make_key(&redis, "burst", "read=100/s");
+    let unknown = pillarz::service::quota::api_key::ApiKey::generate();
+    let monitor = Monitor::start(&redis);
+    for (sent, status) in [(key.as_str(), 200), (unknown.expose(), 401)] {
+        // Redis holds every command for a while: all the requests are in before any lookup,
+        // or any count of one, is answered.
+        let _: () = redis::cmd("CLIENT")
+            .arg(&["PAUSE", "400", "ALL"])
+            .query(&mut redis.connection())
+            .unwrap();
+        let answers =
+            futures_util::future::join_all((0..6).map(|_| catalog_with_key(&app, sent))).await;
+        let statuses: Vec<u16> = answers.iter().map(|a| a.status().as_u16()).collect();
+        assert_eq!(statuses, [status; 6], "a burst of one key");
+    }
+    let lookups = monitor
+        .seen(&redis)
+        .matches("\"GET\" \"burst:apikey:")
+        .count();
+    assert_eq!(lookups, 2, "one lookup per key");
+    // The valid key's unit was given back and the unknown key spent one: one lookup is left.
+    let random = pillarz::service::quota::api_key::ApiKey::generate();
+    let answer = catalog_with_key(&app, random.expose()).await;
+    let state = answer.headers()["ratelimit"].to_str().unwrap().to_string();
+    assert!(state.starts_with("\"keys\";r=0;"), "{state}");
+    assert_problem(answer, 401, "bad_api_key").await;
+}
+
+/// Requests that waited for a lookup that left no answer (here the store does not answer)
+/// go on together: all are answered within two of the store's timeouts, where one after
+/// another the last would wait for all the others' timeouts.
+#[tokio::test]
+async fn requests_waiting_for_a_failed_lookup_go_on_together() {
+    let redis = RedisServer::start();
+    let mut settings = settings_for(Some(&redis), "stuck");
+    settings.anon_quotas = quotas("keys=100/min");
+    let app = TestApp::spawn_with(settings).await;
+    let (key, _) = make_key(&redis, "stuck", "read=100/s");
+    // Redis answers nothing for 6 s (not even an unpause); the store's response timeout is
+    // 2 s. Together, the requests fail at 2 s and 4 s; one after another, the fourth and later
+    // would be served once Redis is back.
+    let _: () = redis::cmd("CLIENT")
+        .arg(&["PAUSE", "6000", "ALL"])
+        .query(&mut redis.connection())
+        .unwrap();
+    let started = std::time::Instant::now();
+    let answers =
+        futures_util::future::join_all((0..6).map(|_| catalog_with_key(&app, &key))).await;
+    let took = started.elapsed();
+    for answer in answers {
+        assert_problem(answer, 503, "store_unavailable").await;
+    }
+    assert!(took < std::time::Duration::from_millis(5500), "{took:?}");
+    tokio::time::sleep(std::time::Duration::from_secs(6).saturating_sub(took)).await;
+    assert_eq!(catalog_with_key(&app, &key).await.status(), 200);
+}
+
 /// `keys` counts an address's key lookups: a key's own record refuses it (an older replica
 /// would not read it during a rolling upgrade, and it would mean nothing).
 #[test]

@@ -5,7 +5,7 @@
 //! that time everywhere.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rand::RngCore;
@@ -64,8 +64,54 @@ pub struct KeyRecord {
 /// Recently looked-up keys (known or not), so a busy integrator costs one lookup per
 /// [`KeyCache::TTL`], not one per request. Bounded: when full, "no such key" answers go
 /// first, then lapsed ones, and only then everything (see `put_at`).
+///
+/// It also takes the lookups in turn, one key at a time (see [`KeyCache::turn`]): without
+/// that, each of simultaneous requests with a key the cache has no answer for made a lookup
+/// of its own, and each spent a unit of its address's `keys` before it.
 pub struct KeyCache {
     entries: Mutex<HashMap<String, (Instant, Option<Quotas>)>>,
+    lookups: Mutex<HashMap<String, Lookup>>,
+}
+
+/// The requests that take turns to look one key up: the lock a turn holds, and how many
+/// requests hold or wait for it (the entry goes when the last one does, so the table holds
+/// only keys of requests in flight).
+struct Lookup {
+    lock: Arc<tokio::sync::Mutex<()>>,
+    claims: usize,
+}
+
+/// A request's turn to look a key up: while it is held, other requests with the key wait.
+pub struct Turn<'a> {
+    _held: tokio::sync::OwnedMutexGuard<()>,
+    _claim: Claim<'a>,
+    waited: bool,
+}
+
+impl Turn<'_> {
+    /// Whether another request with the key was in flight when this one asked for its turn.
+    pub fn waited(&self) -> bool {
+        self.waited
+    }
+}
+
+/// A request's place among those taking turns with one key, given up when it is dropped:
+/// whether the request had its turn or was cancelled while waiting.
+struct Claim<'a> {
+    lookups: &'a Mutex<HashMap<String, Lookup>>,
+    digest: String,
+}
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        let mut lookups = self.lookups.lock().expect("key lookups lock");
+        if let Some(lookup) = lookups.get_mut(&self.digest) {
+            lookup.claims -= 1;
+            if lookup.claims == 0 {
+                lookups.remove(&self.digest);
+            }
+        }
+    }
 }
 
 impl KeyCache {
@@ -75,6 +121,32 @@ impl KeyCache {
     pub fn new() -> KeyCache {
         KeyCache {
             entries: Mutex::new(HashMap::new()),
+            lookups: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Waits until no other request is looking `digest` up, and holds that turn until the
+    /// [`Turn`] is dropped. A request that waited reads the cache again: the lookup it waited
+    /// for has usually answered it.
+    pub async fn turn(&self, digest: &str) -> Turn<'_> {
+        let (claim, lock, waited) = {
+            let mut lookups = self.lookups.lock().expect("key lookups lock");
+            let lookup = lookups.entry(digest.to_string()).or_insert_with(|| Lookup {
+                lock: Arc::default(),
+                claims: 0,
+            });
+            lookup.claims += 1;
+            let waited = lookup.claims > 1;
+            let claim = Claim {
+                lookups: &self.lookups,
+                digest: digest.to_string(),
+            };
+            (claim, lookup.lock.clone(), waited)
+        };
+        Turn {
+            _held: lock.lock_owned().await,
+            _claim: claim,
+            waited,
         }
     }
 
@@ -160,6 +232,29 @@ mod tests {
         }
         assert!(cache.was_valid("valid"));
         assert!(cache.entries.lock().unwrap().len() <= KeyCache::CAPACITY);
+    }
+
+    #[tokio::test]
+    async fn lookups_of_one_key_take_turns_and_leave_nothing_behind() {
+        let cache = KeyCache::new();
+        let first = cache.turn("k").await;
+        assert!(!first.waited());
+        // Another key goes on; the same key waits.
+        drop(cache.turn("other").await);
+        let mut waiting = Box::pin(cache.turn("k"));
+        assert!(futures_util::poll!(waiting.as_mut()).is_pending());
+        let mut cancelled = Box::pin(cache.turn("k"));
+        assert!(futures_util::poll!(cancelled.as_mut()).is_pending());
+        drop(cancelled);
+        drop(first);
+        let second = waiting.await;
+        assert!(second.waited());
+        assert_eq!(cache.lookups.lock().unwrap().len(), 1, "only k, held");
+        drop(second);
+        assert!(
+            cache.lookups.lock().unwrap().is_empty(),
+            "a turn given up, or a wait cancelled, leaves no entry"
+        );
     }
 
     #[test]

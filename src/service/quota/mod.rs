@@ -706,7 +706,17 @@ async fn caller(state: &AppState, req: &HttpRequest) -> Result<Option<Caller>, H
         .and_then(ApiKey::parse)
         .ok_or_else(|| bad_key(MALFORMED_KEY).error_response())?
         .digest();
-    match limiter.keys.get(&digest) {
+    let mut found = limiter.keys.get(&digest);
+    let mut turn = None;
+    if found.is_none() {
+        // One lookup of a key at a time: a request that waited for another's finds its answer.
+        let taken = limiter.keys.turn(&digest).await;
+        found = limiter.keys.get(&digest);
+        // If the lookup it waited for left no answer (it was refused, or the store failed),
+        // the requests that waited go on side by side, not each after the last one's failure.
+        turn = (!taken.waited()).then_some(taken);
+    }
+    match found {
         Some(Some(quotas)) => return Ok(Some(key_caller(&digest, quotas))),
         // Known unknown: no lookup, so not counted (and a revoked key keeps hearing so).
         Some(None) => return Err(bad_key(NO_SUCH_KEY).error_response()),
@@ -725,7 +735,9 @@ async fn caller(state: &AppState, req: &HttpRequest) -> Result<Option<Caller>, H
         let shown = headers(Class::Keys, address.quotas.keys, &decision);
         Some((address, shown))
     };
-    match limiter.key_quotas(&state.store, &digest).await {
+    let looked_up = limiter.key_quotas(&state.store, &digest).await;
+    drop(turn);
+    match looked_up {
         Ok(Some(quotas)) => {
             if let Some((address, _)) = counted
                 && let Err(error) = limiter.refund(&state.store, &address, Class::Keys, 1).await

@@ -65,50 +65,45 @@ pub struct KeyRecord {
 /// [`KeyCache::TTL`], not one per request. Bounded: when full, "no such key" answers go
 /// first, then lapsed ones, and only then everything (see `put_at`).
 ///
-/// It also takes the lookups in turn, one key at a time (see [`KeyCache::turn`]): without
-/// that, each of simultaneous requests with a key the cache has no answer for made a lookup
-/// of its own, and each spent a unit of its address's `keys` before it.
+/// It also gives one request at a time the turn to look a key up (see [`KeyCache::turn`]):
+/// without that, each of simultaneous requests with a key the cache has no answer for made a
+/// lookup of its own, and each spent a unit of its address's `keys` before it.
 pub struct KeyCache {
     entries: Mutex<HashMap<String, (Instant, Option<Quotas>)>>,
-    lookups: Mutex<HashMap<String, Lookup>>,
+    turns: Mutex<HashMap<String, Turns>>,
 }
 
-/// The requests that take turns to look one key up: the lock a turn holds, and how many
-/// requests hold or wait for it (the entry goes when the last one does, so the table holds
-/// only keys of requests in flight).
-struct Lookup {
+/// The requests with one key that hold or wait for its turn: the lock the turn is, and how
+/// many of them there are (the entry goes with the last one, so the table holds only keys of
+/// requests in flight).
+struct Turns {
     lock: Arc<tokio::sync::Mutex<()>>,
     claims: usize,
 }
 
 /// A request's turn to look a key up: while it is held, other requests with the key wait.
 pub struct Turn<'a> {
+    // Dropped in this order: the lock is released before the claim can remove the entry, so
+    // that a request coming after never makes a second lock for the key while this one is
+    // held.
     _held: tokio::sync::OwnedMutexGuard<()>,
     _claim: Claim<'a>,
-    waited: bool,
 }
 
-impl Turn<'_> {
-    /// Whether another request with the key was in flight when this one asked for its turn.
-    pub fn waited(&self) -> bool {
-        self.waited
-    }
-}
-
-/// A request's place among those taking turns with one key, given up when it is dropped:
-/// whether the request had its turn or was cancelled while waiting.
+/// A request's place among those with one key, given up when it is dropped: once its turn
+/// is over, or when it stops waiting (served, timed out or cancelled).
 struct Claim<'a> {
-    lookups: &'a Mutex<HashMap<String, Lookup>>,
+    turns: &'a Mutex<HashMap<String, Turns>>,
     digest: String,
 }
 
 impl Drop for Claim<'_> {
     fn drop(&mut self) {
-        let mut lookups = self.lookups.lock().expect("key lookups lock");
-        if let Some(lookup) = lookups.get_mut(&self.digest) {
-            lookup.claims -= 1;
-            if lookup.claims == 0 {
-                lookups.remove(&self.digest);
+        let mut turns = self.turns.lock().expect("key turns lock");
+        if let Some(entry) = turns.get_mut(&self.digest) {
+            entry.claims -= 1;
+            if entry.claims == 0 {
+                turns.remove(&self.digest);
             }
         }
     }
@@ -117,36 +112,49 @@ impl Drop for Claim<'_> {
 impl KeyCache {
     pub const TTL: Duration = Duration::from_secs(10);
     const CAPACITY: usize = 10_000;
+    /// The longest a request waits for another's turn with its key: about what one store
+    /// call may take, the holder's being two (its address's count and the lookup).
+    pub const WAIT: Duration = Duration::from_secs(2);
 
     pub fn new() -> KeyCache {
         KeyCache {
             entries: Mutex::new(HashMap::new()),
-            lookups: Mutex::new(HashMap::new()),
+            turns: Mutex::new(HashMap::new()),
         }
     }
 
-    /// Waits until no other request is looking `digest` up, and holds that turn until the
-    /// [`Turn`] is dropped. A request that waited reads the cache again: the lookup it waited
-    /// for has usually answered it.
-    pub async fn turn(&self, digest: &str) -> Turn<'_> {
-        let (claim, lock, waited) = {
-            let mut lookups = self.lookups.lock().expect("key lookups lock");
-            let lookup = lookups.entry(digest.to_string()).or_insert_with(|| Lookup {
+    /// The turn to look `digest` up if no other request holds it; else `None`, once that
+    /// turn is over or after [`KeyCache::WAIT`]. Then read the cache again: the lookup waited
+    /// for has usually answered. If it has not (the lookup was refused, failed or cancelled,
+    /// or is slow), go on without a turn: the requests that waited go on side by side, not
+    /// each after the previous one's failure.
+    pub async fn turn(&self, digest: &str) -> Option<Turn<'_>> {
+        self.turn_within(digest, Self::WAIT).await
+    }
+
+    async fn turn_within(&self, digest: &str, wait: Duration) -> Option<Turn<'_>> {
+        let (claim, lock) = {
+            let mut turns = self.turns.lock().expect("key turns lock");
+            let entry = turns.entry(digest.to_string()).or_insert_with(|| Turns {
                 lock: Arc::default(),
                 claims: 0,
             });
-            lookup.claims += 1;
-            let waited = lookup.claims > 1;
+            entry.claims += 1;
             let claim = Claim {
-                lookups: &self.lookups,
+                turns: &self.turns,
                 digest: digest.to_string(),
             };
-            (claim, lookup.lock.clone(), waited)
+            (claim, entry.lock.clone())
         };
-        Turn {
-            _held: lock.lock_owned().await,
-            _claim: claim,
-            waited,
+        match lock.clone().try_lock_owned() {
+            Ok(held) => Some(Turn {
+                _held: held,
+                _claim: claim,
+            }),
+            Err(_) => {
+                let _ = tokio::time::timeout(wait, lock.lock_owned()).await;
+                None
+            }
         }
     }
 
@@ -235,25 +243,42 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn lookups_of_one_key_take_turns_and_leave_nothing_behind() {
+    async fn one_request_at_a_time_has_a_keys_turn_and_nothing_is_left_behind() {
         let cache = KeyCache::new();
-        let first = cache.turn("k").await;
-        assert!(!first.waited());
-        // Another key goes on; the same key waits.
-        drop(cache.turn("other").await);
+        let first = cache.turn("k").await.expect("nobody else holds k's turn");
+        // Another key has its own turn; the same key waits.
+        assert!(cache.turn("other").await.is_some());
         let mut waiting = Box::pin(cache.turn("k"));
         assert!(futures_util::poll!(waiting.as_mut()).is_pending());
         let mut cancelled = Box::pin(cache.turn("k"));
         assert!(futures_util::poll!(cancelled.as_mut()).is_pending());
         drop(cancelled);
+        assert_eq!(cache.turns.lock().unwrap().len(), 1, "only k");
         drop(first);
-        let second = waiting.await;
-        assert!(second.waited());
-        assert_eq!(cache.lookups.lock().unwrap().len(), 1, "only k, held");
-        drop(second);
+        let after = tokio::time::timeout(Duration::from_secs(1), waiting).await;
         assert!(
-            cache.lookups.lock().unwrap().is_empty(),
-            "a turn given up, or a wait cancelled, leaves no entry"
+            matches!(after, Ok(None)),
+            "a request that waited goes on without the turn"
+        );
+        assert!(
+            cache.turns.lock().unwrap().is_empty(),
+            "a turn over, a wait over or a wait cancelled leaves no entry"
+        );
+        assert!(cache.turn("k").await.is_some(), "k's turn is free again");
+    }
+
+    #[tokio::test]
+    async fn a_request_waits_for_anothers_turn_at_most_a_while() {
+        let cache = KeyCache::new();
+        let _held = cache.turn("k").await.expect("nobody else holds k's turn");
+        let wait = Duration::from_millis(100);
+        let started = Instant::now();
+        assert!(cache.turn_within("k", wait).await.is_none());
+        assert!(started.elapsed() >= wait);
+        assert_eq!(
+            cache.turns.lock().unwrap()["k"].claims,
+            1,
+            "only the holder"
         );
     }
 

@@ -709,12 +709,9 @@ async fn caller(state: &AppState, req: &HttpRequest) -> Result<Option<Caller>, H
     let mut found = limiter.keys.get(&digest);
     let mut turn = None;
     if found.is_none() {
-        // One lookup of a key at a time: a request that waited for another's finds its answer.
-        let taken = limiter.keys.turn(&digest).await;
+        // One request at a time looks a key up: those that waited for it read its answer.
+        turn = limiter.keys.turn(&digest).await;
         found = limiter.keys.get(&digest);
-        // If the lookup it waited for left no answer (it was refused, or the store failed),
-        // the requests that waited go on side by side, not each after the last one's failure.
-        turn = (!taken.waited()).then_some(taken);
     }
     match found {
         Some(Some(quotas)) => return Ok(Some(key_caller(&digest, quotas))),

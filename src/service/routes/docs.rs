@@ -1,6 +1,8 @@
 //! `GET /openapi.json` and the browsable docs at `/docs`: Swagger UI, vendored from the npm
 //! registry and compiled into the binary, so the page works with no network at all.
 
+use std::sync::LazyLock;
+
 use actix_web::http::header;
 use actix_web::{HttpResponse, web};
 use utoipa::OpenApi;
@@ -392,10 +394,17 @@ impl ApiDoc {
     }
 }
 
+/// The document, built once per process: building and printing it takes milliseconds, and
+/// the route is open to anyone, uncounted.
+fn served_document() -> web::Bytes {
+    static DOCUMENT: LazyLock<web::Bytes> = LazyLock::new(|| ApiDoc::pretty_json().into());
+    DOCUMENT.clone()
+}
+
 pub async fn openapi_json() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/json")
-        .body(ApiDoc::pretty_json())
+        .body(served_document())
 }
 
 const PAGE: &str = r##"<!doctype html>
@@ -442,4 +451,20 @@ pub async fn asset(file: web::Path<String>) -> Result<HttpResponse, ApiError> {
         .content_type(kind)
         .insert_header((header::CACHE_CONTROL, "public, max-age=86400"))
         .body(body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_document_is_built_once_and_is_the_one_committed() {
+        let first = served_document();
+        assert_eq!(
+            first.as_ptr(),
+            served_document().as_ptr(),
+            "one document, shared by every answer"
+        );
+        assert_eq!(first, ApiDoc::pretty_json().as_bytes());
+    }
 }

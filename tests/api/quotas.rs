@@ -691,3 +691,54 @@ async fn replicas_share_a_callers_event_streams_through_redis() {
         "the place comes back once the stream on the other replica ends"
     );
 }
+
+/// A stream's place is a lease in Redis, and a lease can be lost while its stream lives: a
+/// Redis restarted without its data, a failover, renewals held up past the lease. The next
+/// renewal takes the place again, so the caller never holds more than its `streams`; and if
+/// the caller has used the place meanwhile, that stream ends instead.
+#[tokio::test]
+async fn a_stream_whose_place_was_lost_takes_it_again_or_ends() {
+    let redis = RedisServer::start();
+    let mut settings = settings_for(Some(&redis), "lost");
+    settings.anon_quotas = quotas("streams=1");
+    settings.events_heartbeat = std::time::Duration::from_millis(200);
+    let app = TestApp::spawn_with(settings).await;
+    let created = create(&app, None)
+        .await
+        .json::<pillarz::api::CreatedGame>()
+        .await
+        .unwrap();
+    let path = format!("/v1/games/{}/events", created.game.id);
+    let places = || {
+        let keys: Vec<String> = redis::cmd("KEYS")
+            .arg("lost:st:*")
+            .query(&mut redis.connection())
+            .unwrap();
+        assert_eq!(keys.len(), 1, "one caller's places: {keys:?}");
+        keys[0].clone()
+    };
+    let mut first = app.get(&path).await;
+    assert_eq!(first.status(), 200);
+    let key = places();
+    let forget = || {
+        let _: () = redis::cmd("DEL")
+            .arg(&key)
+            .query(&mut redis.connection())
+            .unwrap();
+    };
+    // Lost, then taken again by the stream's next renewal.
+    forget();
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    assert_problem(app.get(&path).await, 429, "rate_limited").await;
+    // Lost, and taken by another stream before the renewal: the first one ends.
+    forget();
+    let second = app.get(&path).await;
+    assert_eq!(second.status(), 200);
+    let ended = tokio::time::timeout(std::time::Duration::from_secs(3), async {
+        while first.chunk().await.unwrap().is_some() {}
+    })
+    .await;
+    assert!(ended.is_ok(), "the stream without a place goes on");
+    assert_problem(app.get(&path).await, 429, "rate_limited").await;
+    drop(second);
+}

@@ -338,24 +338,36 @@ pub enum StreamSlot {
     Shared {
         caller: String,
         stream: String,
+        max: usize,
         lease: std::time::Duration,
         state: web::Data<AppState>,
     },
 }
 
 impl StreamSlot {
-    /// Keeps a shared place alive (called at every heartbeat of its stream).
-    pub async fn renew(&self) {
-        if let StreamSlot::Shared {
+    /// Keeps a shared place (called at every heartbeat of its stream). A lease lost meanwhile
+    /// (Redis restarted without its data, say) is taken again if the caller has room; `false`
+    /// if it has not: the stream must end. A store that does not answer ends nothing.
+    pub async fn renew(&self) -> bool {
+        let StreamSlot::Shared {
             caller,
             stream,
+            max,
             lease,
             state,
         } = self
-            && let Store::Redis(redis) = &state.store
-            && let Err(e) = redis.renew_stream(caller, stream, *lease).await
-        {
-            tracing::debug!(error = %e, "stream lease not renewed");
+        else {
+            return true;
+        };
+        let Store::Redis(redis) = &state.store else {
+            return true;
+        };
+        match redis.hold_stream(caller, stream, *max, *lease).await {
+            Ok(held) => held,
+            Err(e) => {
+                tracing::debug!(error = %e, "stream lease not renewed");
+                true
+            }
         }
     }
 }
@@ -428,15 +440,14 @@ impl Limiter {
             Store::Redis(redis) => {
                 let stream = uuid::Uuid::new_v4().simple().to_string();
                 let lease = heartbeat * 3 + std::time::Duration::from_secs(5);
-                if !redis
-                    .open_stream(&caller.id, &stream, caller.quotas.streams, lease)
-                    .await?
-                {
+                let max = caller.quotas.streams;
+                if !redis.hold_stream(&caller.id, &stream, max, lease).await? {
                     return Err(full());
                 }
                 Ok(Some(StreamSlot::Shared {
                     caller: caller.id,
                     stream,
+                    max,
                     lease,
                     state: state.clone(),
                 }))

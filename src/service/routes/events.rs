@@ -12,7 +12,9 @@
 //! Nothing a client opens is held for ever: a stream also ends when its game is gone (it
 //! expired; noticed at a heartbeat, whose read of the game also says whether the log needs
 //! reading) and after `--events-max-lifetime-secs`, from where the
-//! client resumes with `Last-Event-ID`. A client that stops reading is let go by the kernel
+//! client resumes with `Last-Event-ID`. Its heartbeats (which renew its caller's place) and
+//! its lifetime keep their time while a backlog is sent as well, however slowly its client
+//! takes it. A client that stops reading is let go by the kernel
 //! once its receive window has stayed shut for `--stalled-client-timeout-secs` (see
 //! `startup`): actix stops polling a body whose client takes nothing, so the stream itself
 //! would never learn of it. (One that stops reading with room left in its buffers keeps the
@@ -24,6 +26,7 @@ use std::time::Duration;
 use actix_web::http::header;
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, web};
+use futures_util::FutureExt;
 use tokio::sync::watch;
 
 use super::game_id;
@@ -164,9 +167,34 @@ impl Watch {
         }
     }
 
+    /// A heartbeat: whether the game still exists and may have changed (then the log is read),
+    /// and the renewal of the caller's place; `None` when the stream must end (its game is
+    /// gone, or its caller holds its maximum of streams without it).
+    async fn beat(&mut self) -> Option<Bytes> {
+        let changed = self.check().await?;
+        if let Some(slot) = &self.caller_slot
+            && !slot.renew().await
+        {
+            return None;
+        }
+        // A safety net under the announcements (best effort in a Redis Cluster): what the log
+        // holds and no announcement told is sent after the heartbeat.
+        if changed {
+            self.refill().await;
+        }
+        Some(heartbeat(self.format))
+    }
+
     /// The next bytes to send, or `None` when the stream is over.
     async fn next(&mut self) -> Option<Bytes> {
         loop {
+            // Kept while a backlog is sent too, however slowly its client takes it.
+            if self.lifetime.deadline() <= tokio::time::Instant::now() {
+                return None;
+            }
+            if self.heartbeat.tick().now_or_never().is_some() {
+                return self.beat().await;
+            }
             if let Some(frame) = self.queue.pop_front() {
                 return Some(frame);
             }
@@ -190,18 +218,7 @@ impl Watch {
                     self.refill().await;
                 }
                 _ = &mut self.lifetime => return None,
-                _ = self.heartbeat.tick() => {
-                    let changed = self.check().await?;
-                    if let Some(slot) = &self.caller_slot {
-                        slot.renew().await;
-                    }
-                    // A safety net under the announcements (best effort in a Redis Cluster):
-                    // what the log holds and no announcement told is sent after the heartbeat.
-                    if changed {
-                        self.refill().await;
-                    }
-                    return Some(heartbeat(self.format));
-                }
+                _ = self.heartbeat.tick() => return self.beat().await,
                 _ = tokio::time::sleep(RETRY), if self.retry => {
                     self.refill().await;
                 }
@@ -347,6 +364,8 @@ pub async fn events(
         }
     };
     let mut heartbeat = tokio::time::interval(state.settings.events_heartbeat);
+    // After a slow stretch (a backlog its client took slowly), one beat, not one per period.
+    heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     heartbeat.reset();
     let lifetime = Box::pin(tokio::time::sleep(state.settings.events_max_lifetime));
     let more = game.version() < current.version();
@@ -378,4 +397,111 @@ pub async fn events(
         .insert_header((header::CACHE_CONTROL, "no-cache"))
         .insert_header(("x-accel-buffering", "no"))
         .streaming(stream))
+}
+
+#[cfg(test)]
+mod tests {
+    //! A stream's body is polled here only when the test reads it, as actix polls it only
+    //! when its client takes what was sent: a slow client without the kernel's buffers.
+
+    use std::pin::Pin;
+    use std::sync::Arc;
+
+    use actix_web::body::{BoxBody, MessageBody};
+    use actix_web::{App, test};
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::service::cache::GameCache;
+    use crate::service::configuration::Settings;
+    use crate::service::engine_seats::engine_thinker;
+    use crate::service::store::{MemoryStore, Store, StoreClock};
+
+    /// A game with three moves played, and a stream of it from its start (`Last-Event-ID:
+    /// 0`): a backlog of four events, the first of them read.
+    async fn a_backlog_after_its_first_event(settings: Settings) -> Pin<Box<BoxBody>> {
+        let store = Store::Memory(Box::new(MemoryStore::new(10, StoreClock::with_skew(0))));
+        let cache = Arc::new(GameCache::new(1 << 20));
+        let state = web::Data::new(AppState::new(store, cache, settings, engine_thinker()));
+        let app = test::init_service(
+            App::new()
+                .app_data(state)
+                .configure(|cfg| super::super::configure(cfg, 16 * 1024)),
+        )
+        .await;
+        let created: Value = test::call_and_read_body_json(
+            &app,
+            test::TestRequest::post()
+                .uri("/v1/games")
+                .set_json(json!({"game": "pillarz"}))
+                .to_request(),
+        )
+        .await;
+        let id = created["game"]["id"].as_str().unwrap();
+        for ply in 0..3 {
+            let legal: Value = test::call_and_read_body_json(
+                &app,
+                test::TestRequest::get()
+                    .uri(&format!("/v1/games/{id}/legal-moves"))
+                    .to_request(),
+            )
+            .await;
+            let seat = ["p1", "p2"][ply % 2];
+            let token = created["tokens"][seat].as_str().unwrap();
+            let played = test::call_service(
+                &app,
+                test::TestRequest::post()
+                    .uri(&format!("/v1/games/{id}/moves"))
+                    .insert_header(("authorization", format!("Bearer {token}")))
+                    .set_json(json!({"move": legal["moves"][0]}))
+                    .to_request(),
+            )
+            .await;
+            assert_eq!(played.status(), 200);
+        }
+        let stream = test::call_service(
+            &app,
+            test::TestRequest::get()
+                .uri(&format!("/v1/games/{id}/events"))
+                .insert_header(("last-event-id", "0"))
+                .to_request(),
+        )
+        .await;
+        assert_eq!(stream.status(), 200);
+        let mut body = Box::pin(stream.into_body());
+        let first = next_frame(&mut body).await.expect("the game as it started");
+        assert!(first.starts_with(b"id: 1\nevent: game\n"));
+        body
+    }
+
+    async fn next_frame(body: &mut Pin<Box<BoxBody>>) -> Option<Bytes> {
+        std::future::poll_fn(|cx| body.as_mut().poll_next(cx))
+            .await
+            .map(|frame| frame.expect("a frame"))
+    }
+
+    #[actix_web::test]
+    async fn a_stream_ends_at_its_lifetime_in_the_middle_of_a_backlog() {
+        let mut settings = Settings::for_tests();
+        settings.events_max_lifetime = Duration::from_millis(200);
+        let mut body = a_backlog_after_its_first_event(settings).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(next_frame(&mut body).await, None);
+    }
+
+    #[actix_web::test]
+    async fn heartbeats_keep_their_time_in_the_middle_of_a_backlog() {
+        let mut settings = Settings::for_tests();
+        settings.events_heartbeat = Duration::from_millis(100);
+        let mut body = a_backlog_after_its_first_event(settings).await;
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        let beat = next_frame(&mut body).await.unwrap();
+        assert_eq!(
+            beat,
+            heartbeat(Format::Sse),
+            "a heartbeat before the backlog goes on"
+        );
+        let change = next_frame(&mut body).await.unwrap();
+        assert!(change.starts_with(b"id: 2\nevent: change\n"), "{change:?}");
+    }
 }

@@ -113,25 +113,21 @@ enum Count {
     Refund = 2,
 }
 
-/// Opens one of a caller's event streams, if it holds fewer than its maximum. KEYS: the
-/// caller's stream leases (a sorted set, score = expiry in ms of the store's clock). ARGV:
-/// stream id, maximum, lease ms. Answers 1 (opened) or 0 (at its maximum).
-const OPEN_STREAM: &str = r"
+/// Holds one of a caller's event-stream places: renews the lease of a stream that has one,
+/// and gives one to a stream that has none (a new stream, or one whose lease was lost) if the
+/// caller holds fewer than its maximum. KEYS: the caller's stream leases (a sorted set, score
+/// = expiry in ms of the store's clock). ARGV: stream id, maximum, lease ms. Answers 1 (held)
+/// or 0 (the caller is at its maximum without this stream).
+const HOLD_STREAM: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+if not redis.call('ZSCORE', KEYS[1], ARGV[1])
+   and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then
+  return 0
+end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
-return 1
-";
-
-/// Renews an open stream's lease (KEYS, ARGV as for `OPEN_STREAM`, without the maximum).
-const RENEW_STREAM: &str = r"
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
 return 1
 ";
 
@@ -327,8 +323,7 @@ struct Scripts {
     fix_due: redis::Script,
     postpone: redis::Script,
     spend: redis::Script,
-    open_stream: redis::Script,
-    renew_stream: redis::Script,
+    hold_stream: redis::Script,
 }
 
 impl Scripts {
@@ -344,8 +339,7 @@ impl Scripts {
             fix_due: redis::Script::new(FIX_DUE),
             postpone: redis::Script::new(POSTPONE),
             spend: redis::Script::new(SPEND),
-            open_stream: redis::Script::new(OPEN_STREAM),
-            renew_stream: redis::Script::new(RENEW_STREAM),
+            hold_stream: redis::Script::new(HOLD_STREAM),
         }
     }
 }
@@ -869,9 +863,10 @@ impl RedisStore {
         format!("{}:st:{caller}", self.prefix)
     }
 
-    /// Takes one of `caller`'s `max` event-stream places for `stream` (a lease of `lease`,
-    /// renewed while the stream lives, so a dead replica's streams lapse by themselves).
-    pub async fn open_stream(
+    /// Takes or keeps one of `caller`'s `max` event-stream places for `stream` (a lease of
+    /// `lease`, renewed while the stream lives, so a dead replica's streams lapse by
+    /// themselves); `false` if the caller holds its maximum without it.
+    pub async fn hold_stream(
         &self,
         caller: &str,
         stream: &str,
@@ -879,9 +874,9 @@ impl RedisStore {
         lease: Duration,
     ) -> Result<bool, StoreError> {
         let mut conn = self.connection().await?;
-        let opened: i64 = self
+        let held: i64 = self
             .scripts
-            .open_stream
+            .hold_stream
             .key(self.streams_key(caller))
             .arg(stream)
             .arg(max)
@@ -889,26 +884,7 @@ impl RedisStore {
             .invoke_async(&mut conn)
             .await
             .map_err(|e| self.unavailable(e))?;
-        Ok(opened == 1)
-    }
-
-    pub async fn renew_stream(
-        &self,
-        caller: &str,
-        stream: &str,
-        lease: Duration,
-    ) -> Result<(), StoreError> {
-        let mut conn = self.connection().await?;
-        let _: i64 = self
-            .scripts
-            .renew_stream
-            .key(self.streams_key(caller))
-            .arg(stream)
-            .arg(millis(lease))
-            .invoke_async(&mut conn)
-            .await
-            .map_err(|e| self.unavailable(e))?;
-        Ok(())
+        Ok(held == 1)
     }
 
     pub async fn close_stream(&self, caller: &str, stream: &str) -> Result<(), StoreError> {

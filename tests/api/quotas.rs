@@ -596,6 +596,16 @@ async fn analysis_time_is_charged_as_used() {
     assert_problem(refused, 429, "rate_limited").await;
 }
 
+/// The events path of a game `app` creates.
+async fn events_of_a_new_game(app: &TestApp) -> String {
+    let created = create(app, None)
+        .await
+        .json::<pillarz::api::CreatedGame>()
+        .await
+        .unwrap();
+    format!("/v1/games/{}/events", created.game.id)
+}
+
 #[tokio::test]
 async fn one_caller_holds_at_most_its_event_streams() {
     let mut settings = settings_for(None, "");
@@ -603,12 +613,7 @@ async fn one_caller_holds_at_most_its_event_streams() {
     // A closed stream is noticed when the server next writes to it.
     settings.events_heartbeat = std::time::Duration::from_millis(200);
     let app = TestApp::spawn_with(settings).await;
-    let created = create(&app, None)
-        .await
-        .json::<pillarz::api::CreatedGame>()
-        .await
-        .unwrap();
-    let path = format!("/v1/games/{}/events", created.game.id);
+    let path = events_of_a_new_game(&app).await;
     let held = app.get(&path).await;
     assert_eq!(held.status(), 200);
     assert_problem(app.get(&path).await, 429, "rate_limited").await;
@@ -667,12 +672,7 @@ async fn replicas_share_a_callers_event_streams_through_redis() {
     settings.events_heartbeat = std::time::Duration::from_millis(200);
     let a = TestApp::spawn_with(settings.clone()).await;
     let b = TestApp::spawn_with(settings).await;
-    let created = create(&a, None)
-        .await
-        .json::<pillarz::api::CreatedGame>()
-        .await
-        .unwrap();
-    let path = format!("/v1/games/{}/events", created.game.id);
+    let path = events_of_a_new_game(&a).await;
     let held = a.get(&path).await;
     assert_eq!(held.status(), 200);
     assert_problem(b.get(&path).await, 429, "rate_limited").await;
@@ -703,12 +703,7 @@ async fn a_stream_whose_place_was_lost_takes_it_again_or_ends() {
     settings.anon_quotas = quotas("streams=1");
     settings.events_heartbeat = std::time::Duration::from_millis(200);
     let app = TestApp::spawn_with(settings).await;
-    let created = create(&app, None)
-        .await
-        .json::<pillarz::api::CreatedGame>()
-        .await
-        .unwrap();
-    let path = format!("/v1/games/{}/events", created.game.id);
+    let path = events_of_a_new_game(&app).await;
     let places = || {
         let keys: Vec<String> = redis::cmd("KEYS")
             .arg("lost:st:*")

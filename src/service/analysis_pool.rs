@@ -1,12 +1,16 @@
 //! CPU-heavy searches run off the async workers, on a bounded pool with a bounded queue: when
 //! both are full the answer is `503` with `Retry-After` at once, never an unbounded wait. The
-//! searches run below the requests' priority (`search_priority`).
+//! searches run below the requests' priority (`search_priority`). One caller holds at most as
+//! many places (running or waiting) as the pool has workers: a search is admitted with a
+//! millisecond of analysis time left and charged once done, so without that share one caller
+//! could fill the pool and its queue with long searches, and everyone else would wait for them.
 
 use std::sync::Arc;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::error::{ApiError, ErrorCode};
+use super::quota::places::{Counts, Place};
 
 pub struct AnalysisPool {
     /// Permits for running and waiting jobs together.
@@ -14,6 +18,9 @@ pub struct AnalysisPool {
     /// Permits for running jobs.
     running: Arc<Semaphore>,
     capacity: usize,
+    /// The places each caller holds, running or waiting; at most `workers` each.
+    shares: Counts,
+    workers: usize,
     /// The search threads' nice value.
     nice: i32,
 }
@@ -25,6 +32,8 @@ impl AnalysisPool {
             admitted: Arc::new(Semaphore::new(workers + queue)),
             running: Arc::new(Semaphore::new(workers)),
             capacity: workers + queue,
+            shares: Counts::default(),
+            workers,
             nice,
         }
     }
@@ -34,9 +43,26 @@ impl AnalysisPool {
         self.capacity - self.admitted.available_permits()
     }
 
-    /// A place in the pool: refused at once when the pool and its queue are full, then
-    /// waits for a worker. Dropping the future while it waits gives the place back.
-    pub async fn admit(&self) -> Result<Worker, ApiError> {
+    /// A place in the pool for `caller` (`None`: one not counted, as with quotas off):
+    /// refused at once when the caller holds its share or the pool and its queue are full,
+    /// then waits for a worker. Dropping the future while it waits gives the place back.
+    pub async fn admit(&self, caller: Option<&str>) -> Result<Worker, ApiError> {
+        let share = match caller {
+            None => None,
+            Some(caller) => Some(self.shares.take(caller, self.workers).ok_or_else(|| {
+                ApiError {
+                    retry_after: Some(1),
+                    ..ApiError::new(
+                        ErrorCode::RateLimited,
+                        format!(
+                            "this caller already has {} analyses running or waiting on this \
+                             replica, its share of the pool; try again when one is done",
+                            self.workers
+                        ),
+                    )
+                }
+            })?),
+        };
         let admitted = self
             .admitted
             .clone()
@@ -56,6 +82,7 @@ impl AnalysisPool {
             .expect("the pool's semaphore is never closed");
         Ok(Worker {
             _permits: (admitted, running),
+            _share: share,
             nice: self.nice,
         })
     }
@@ -64,6 +91,7 @@ impl AnalysisPool {
 /// A worker of the pool, held until its job is done.
 pub struct Worker {
     _permits: (OwnedSemaphorePermit, OwnedSemaphorePermit),
+    _share: Option<Place>,
     nice: i32,
 }
 
@@ -91,7 +119,7 @@ mod tests {
     async fn searches_run_below_the_requests_priority() {
         let requests = own_nice();
         let pool = AnalysisPool::new(1, 0, 12);
-        let worker = pool.admit().await.expect("the pool is free");
+        let worker = pool.admit(None).await.expect("the pool is free");
         let search = worker.run(own_nice).await.expect("the search runs");
         assert_eq!(search, 12.max(requests));
         assert_eq!(

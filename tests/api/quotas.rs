@@ -596,6 +596,49 @@ async fn analysis_time_is_charged_as_used() {
     assert_problem(refused, 429, "rate_limited").await;
 }
 
+/// One caller's analyses take at most as many of a replica's pool places (running or
+/// waiting) as it has workers: without that, one address filled the pool and its queue with
+/// long searches (admitted with a millisecond of analysis time left, charged once done), and
+/// everyone else got `503 busy` until they were done.
+#[tokio::test]
+async fn a_caller_has_at_most_its_share_of_the_analysis_pool() {
+    let mut settings = settings_for(None, "");
+    settings.anon_quotas = quotas("analysis=600000/min");
+    settings.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
+    settings.analysis.workers = 2;
+    settings.analysis.queue = 4;
+    let app = TestApp::spawn_with(settings).await;
+    let analyse = |from: &'static str| {
+        app.client
+            .post(app.url("/v1/analysis"))
+            .header("x-forwarded-for", from)
+            .json(
+                &json!({"game": "pillarz", "position": "00000/00o00x0/00000/00x00o0/00000 1",
+                          "limits": {"movetime_ms": 1500}}),
+            )
+            .send()
+    };
+    let hog = futures_util::future::join_all((0..6).map(|_| analyse("203.0.113.7")));
+    let other = async {
+        // Once the first caller's requests are in.
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        analyse("198.51.100.9").await.unwrap().status()
+    };
+    let (answers, other) = tokio::join!(hog, other);
+    let mut statuses: Vec<u16> = Vec::new();
+    for answer in answers {
+        let answer = answer.unwrap();
+        statuses.push(answer.status().as_u16());
+        if answer.status() == 429 {
+            assert_eq!(answer.headers()["retry-after"], "1");
+            assert_problem(answer, 429, "rate_limited").await;
+        }
+    }
+    statuses.sort();
+    assert_eq!(statuses, [200, 200, 429, 429, 429, 429], "two workers");
+    assert_eq!(other, 200, "another caller finds a place");
+}
+
 /// The events path of a game `app` creates.
 async fn events_of_a_new_game(app: &TestApp) -> String {
     let created = create(app, None)

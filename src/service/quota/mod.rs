@@ -20,7 +20,7 @@
 pub mod api_key;
 pub mod gcra;
 mod local;
-mod places;
+pub mod places;
 
 use std::fmt;
 use std::net::IpAddr;

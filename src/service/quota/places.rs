@@ -1,5 +1,6 @@
-//! Counts of what each caller holds in this process at once — its requests in flight, and its
-//! event streams with the embedded store — each place given back when dropped. A count exists
+//! Counts of what each caller holds in this process at once — its requests in flight, its
+//! places in the analysis pool, and its event streams with the embedded store — each place
+//! given back when dropped. A count exists
 //! only while its caller holds something, so the table is as large as what is held.
 
 use std::collections::HashMap;

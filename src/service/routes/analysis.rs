@@ -86,7 +86,8 @@ async fn run(
     limits: Limit,
     multipv: usize,
 ) -> Result<HttpResponse, ApiError> {
-    let worker = state.analysis.admit().await?;
+    let caller = admission.caller.as_ref().map(|caller| caller.id.as_str());
+    let worker = state.analysis.admit(caller).await?;
     let stop = Arc::new(AtomicBool::new(false));
     let _hang_up = StopOnDrop(stop.clone());
     let task = actix_web::rt::spawn(search_and_charge(
@@ -169,6 +170,7 @@ async fn search_and_charge(
         (status = 200, description = "The analysis", body = AnalysisView),
         (status = 400, description = "`bad_request`: bad JSON, or a value outside this document's schema (unknown game or variant, bad limits or multipv)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`bad_position`: the position does not parse for this game; `bad_variant`: a variant this game does not have", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`: over the caller's analysis time, or the caller already has as many analyses running or waiting on this replica as its pool has workers; `Retry-After` says when to try again", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`busy`: the analysis pool and its queue are full; see `Retry-After`", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -200,6 +202,7 @@ pub async fn analyse_position(
         (status = 200, description = "The analysis", body = AnalysisView),
         (status = 400, description = "`bad_request`: bad JSON, or a value outside this document's schema (bad limits or multipv)", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`: over the caller's analysis time, or the caller already has as many analyses running or waiting on this replica as its pool has workers; `Retry-After` says when to try again", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`busy` or `store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -12,7 +12,8 @@
 //! Nothing a client opens is held for ever: a stream also ends when its game is gone (it
 //! expired; noticed at a heartbeat, whose read of the game also says whether the log needs
 //! reading) and after `--events-max-lifetime-secs`, from where the
-//! client resumes with `Last-Event-ID`. Its heartbeats (which renew its caller's place) and
+//! client resumes with `Last-Event-ID`; and when its caller's place for it was lost (its
+//! lease in Redis) and is taken by another stream. Its heartbeats (which renew that place) and
 //! its lifetime keep their time while a backlog is sent as well, however slowly its client
 //! takes it. A client that stops reading is let go by the kernel
 //! once its receive window has stayed shut for `--stalled-client-timeout-secs` (see
@@ -178,10 +179,13 @@ impl Watch {
             return None;
         }
         // A safety net under the announcements (best effort in a Redis Cluster): what the log
-        // holds and no announcement told is sent after the heartbeat.
-        if changed {
+        // holds and no announcement told is sent after the heartbeat (in the middle of a
+        // backlog, the backlog's own reads get it).
+        if changed && !self.more && self.queue.is_empty() {
             self.refill().await;
         }
+        // The next beat a whole period after this one ended, however long it took.
+        self.heartbeat.reset();
         Some(heartbeat(self.format))
     }
 
@@ -246,8 +250,10 @@ const RETRY: Duration = Duration::from_secs(1);
 /// a `game` event of the present). Heartbeats keep idle connections
 /// open (SSE comments, or `{"event":"heartbeat"}` lines); the stream ends after the change
 /// that finishes the game, when the game expires, after the server's maximum stream
-/// lifetime (an hour by default: resume with `Last-Event-ID`), and when its client's receive
-/// window stays shut for the server's stall timeout (30 s by default).
+/// lifetime (an hour by default: resume with `Last-Event-ID`), when its client's receive
+/// window stays shut for the server's stall timeout (30 s by default), and when its place
+/// among its caller's `streams` was lost (a Redis restarted without its data) and the caller
+/// has used that place for another stream since.
 #[utoipa::path(
     get,
     path = "/v1/games/{id}/events",
@@ -483,18 +489,20 @@ mod tests {
     #[actix_web::test]
     async fn a_stream_ends_at_its_lifetime_in_the_middle_of_a_backlog() {
         let mut settings = Settings::for_tests();
-        settings.events_max_lifetime = Duration::from_millis(200);
+        settings.events_max_lifetime = Duration::from_millis(500);
         let mut body = a_backlog_after_its_first_event(settings).await;
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        tokio::time::sleep(Duration::from_millis(800)).await;
         assert_eq!(next_frame(&mut body).await, None);
     }
 
+    /// One heartbeat however many periods the client took (they renew the caller's place),
+    /// then the backlog goes on.
     #[actix_web::test]
     async fn heartbeats_keep_their_time_in_the_middle_of_a_backlog() {
         let mut settings = Settings::for_tests();
-        settings.events_heartbeat = Duration::from_millis(100);
+        settings.events_heartbeat = Duration::from_millis(300);
         let mut body = a_backlog_after_its_first_event(settings).await;
-        tokio::time::sleep(Duration::from_millis(150)).await;
+        tokio::time::sleep(Duration::from_millis(800)).await;
         let beat = next_frame(&mut body).await.unwrap();
         assert_eq!(
             beat,

@@ -1,9 +1,11 @@
 //! CPU-heavy searches run off the async workers, on a bounded pool with a bounded queue: when
 //! both are full the answer is `503` with `Retry-After` at once, never an unbounded wait. The
-//! searches run below the requests' priority (`search_priority`). One caller holds at most as
-//! many places (running or waiting) as the pool has workers: a search is admitted with a
-//! millisecond of analysis time left and charged once done, so without that share one caller
-//! could fill the pool and its queue with long searches, and everyone else would wait for them.
+//! searches run below the requests' priority (`search_priority`). One caller holds at most a
+//! share of the places (running or waiting): as many as the pool has workers, but no more
+//! than a quarter of all. A search is admitted with a millisecond of analysis time left and
+//! charged once done, so without a share one caller could fill the pool and its queue with
+//! long searches, and everyone else would wait for them. (The share bounds one caller, not
+//! many: several callers together can still fill the pool, and then get `503 busy`.)
 
 use std::sync::Arc;
 
@@ -18,9 +20,9 @@ pub struct AnalysisPool {
     /// Permits for running jobs.
     running: Arc<Semaphore>,
     capacity: usize,
-    /// The places each caller holds, running or waiting; at most `workers` each.
+    /// The places each caller holds, running or waiting; at most `share` each.
     shares: Counts,
-    workers: usize,
+    share: usize,
     /// The search threads' nice value.
     nice: i32,
 }
@@ -33,7 +35,7 @@ impl AnalysisPool {
             running: Arc::new(Semaphore::new(workers)),
             capacity: workers + queue,
             shares: Counts::default(),
-            workers,
+            share: workers.min((workers + queue) / 4).max(1),
             nice,
         }
     }
@@ -49,7 +51,11 @@ impl AnalysisPool {
     pub async fn admit(&self, caller: Option<&str>) -> Result<Worker, ApiError> {
         let share = match caller {
             None => None,
-            Some(caller) => Some(self.shares.take(caller, self.workers).ok_or_else(|| {
+            Some(caller) => Some(self.shares.take(caller, self.share).ok_or_else(|| {
+                super::metrics::METRICS
+                    .rate_limited
+                    .with_label_values(&["analysis_share"])
+                    .inc();
                 ApiError {
                     retry_after: Some(1),
                     ..ApiError::new(
@@ -57,7 +63,7 @@ impl AnalysisPool {
                         format!(
                             "this caller already has {} analyses running or waiting on this \
                              replica, its share of the pool; try again when one is done",
-                            self.workers
+                            self.share
                         ),
                     )
                 }
@@ -114,6 +120,15 @@ impl Worker {
 mod tests {
     use super::*;
     use crate::service::search_priority::own_nice;
+
+    #[test]
+    fn a_callers_share_is_the_workers_but_at_most_a_quarter_of_the_places() {
+        let share = |workers, queue| AnalysisPool::new(workers, queue, 0).share;
+        assert_eq!(share(2, 16), 2, "the default on two cores");
+        assert_eq!(share(16, 16), 8);
+        assert_eq!(share(2, 4), 1);
+        assert_eq!(share(1, 0), 1, "never none");
+    }
 
     #[tokio::test]
     async fn searches_run_below_the_requests_priority() {

@@ -596,17 +596,17 @@ async fn analysis_time_is_charged_as_used() {
     assert_problem(refused, 429, "rate_limited").await;
 }
 
-/// One caller's analyses take at most as many of a replica's pool places (running or
-/// waiting) as it has workers: without that, one address filled the pool and its queue with
-/// long searches (admitted with a millisecond of analysis time left, charged once done), and
-/// everyone else got `503 busy` until they were done.
+/// One caller's analyses take at most its share of a replica's pool places (running or
+/// waiting): as many as the pool has workers, here two of ten places. Without it, one address
+/// filled the pool and its queue with long searches (admitted with a millisecond of analysis
+/// time left, charged once done), and everyone else got `503 busy` until they were done.
 #[tokio::test]
 async fn a_caller_has_at_most_its_share_of_the_analysis_pool() {
     let mut settings = settings_for(None, "");
     settings.anon_quotas = quotas("analysis=600000/min");
     settings.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
     settings.analysis.workers = 2;
-    settings.analysis.queue = 4;
+    settings.analysis.queue = 8;
     let app = TestApp::spawn_with(settings).await;
     let analyse = |from: &'static str| {
         app.client
@@ -635,8 +635,13 @@ async fn a_caller_has_at_most_its_share_of_the_analysis_pool() {
         }
     }
     statuses.sort();
-    assert_eq!(statuses, [200, 200, 429, 429, 429, 429], "two workers");
+    assert_eq!(statuses, [200, 200, 429, 429, 429, 429], "a share of two");
     assert_eq!(other, 200, "another caller finds a place");
+    let metrics = app.get("/metrics").await.text().await.unwrap();
+    assert!(
+        metrics.contains("pillarz_rate_limited_total{class=\"analysis_share\"} 4"),
+        "counted as refusals"
+    );
 }
 
 /// The events path of a game `app` creates.

@@ -170,7 +170,7 @@ async fn search_and_charge(
         (status = 200, description = "The analysis", body = AnalysisView),
         (status = 400, description = "`bad_request`: bad JSON, or a value outside this document's schema (unknown game or variant, bad limits or multipv)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`bad_position`: the position does not parse for this game; `bad_variant`: a variant this game does not have", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "`rate_limited`: over the caller's analysis time, or the caller already has as many analyses running or waiting on this replica as its pool has workers; `Retry-After` says when to try again", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`: over the caller's quota (analysis time, requests in flight, key lookups), or the caller already holds its share of this replica's analysis pool (as many analyses running or waiting as the pool has workers, at most a quarter of its places; without `RateLimit` headers); `Retry-After` says when to try again, `RateLimit` and `RateLimit-Policy` (also on successful answers) how much analysis time is left", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`busy`: the analysis pool and its queue are full; see `Retry-After`", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -202,7 +202,7 @@ pub async fn analyse_position(
         (status = 200, description = "The analysis", body = AnalysisView),
         (status = 400, description = "`bad_request`: bad JSON, or a value outside this document's schema (bad limits or multipv)", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "`rate_limited`: over the caller's analysis time, or the caller already has as many analyses running or waiting on this replica as its pool has workers; `Retry-After` says when to try again", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`: over the caller's quota (analysis time, requests in flight, key lookups), or the caller already holds its share of this replica's analysis pool (as many analyses running or waiting as the pool has workers, at most a quarter of its places; without `RateLimit` headers); `Retry-After` says when to try again, `RateLimit` and `RateLimit-Policy` (also on successful answers) how much analysis time is left", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`busy` or `store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -303,6 +303,9 @@ async fn a_search_whose_client_reset_the_connection_is_charged() {
         )
         .unwrap(),
     );
+    // A share of two places in the pool: the abandoned search and a probe (the refusal sought
+    // is the analysis time's, not the share's).
+    settings.analysis.queue = 8;
     let app = TestApp::spawn_with(settings).await;
     hang_up_on_a_long_analysis(&app).await;
     // A probe every half second costs about 1 ms of the 150 each; only the abandoned search
@@ -315,6 +318,10 @@ async fn a_search_whose_client_reset_the_connection_is_charged() {
         "the abandoned search was not charged",
     )
     .await;
+    assert_eq!(
+        refused.headers()["ratelimit-policy"],
+        "\"analysis\";q=150;w=60"
+    );
     assert_problem(refused, 429, "rate_limited").await;
 }
 

@@ -32,18 +32,22 @@ async fn create(app: &TestApp, key: Option<&str>) -> reqwest::Response {
     request.send().await.unwrap()
 }
 
+/// `rate_limited_total` of `class`, as `app` reports it.
+async fn refusals(app: &TestApp, class: &str) -> u64 {
+    let metrics = app.get("/metrics").await.text().await.unwrap();
+    let line = format!("pillarz_rate_limited_total{{class=\"{class}\"}} ");
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix(line.as_str()))
+        .map_or(0, |v| v.parse::<u64>().unwrap())
+}
+
 #[tokio::test]
 async fn replicas_count_one_callers_games_together_and_answer_429_with_headers() {
     let redis = RedisServer::start();
     let (a, b) = two_replicas(&redis, "quota", "create=3/min").await;
 
-    let refusals = || async {
-        let metrics = a.get("/metrics").await.text().await.unwrap();
-        metrics
-            .lines()
-            .find_map(|l| l.strip_prefix("pillarz_rate_limited_total{class=\"create\"} "))
-            .map_or(0, |v| v.parse::<u64>().unwrap())
-    };
+    let refusals = || refusals(&a, "create");
     let before = refusals().await;
     let first = create(&a, None).await;
     assert_eq!(first.status(), 201);
@@ -609,13 +613,7 @@ async fn a_caller_has_at_most_its_share_of_the_analysis_pool() {
     settings.analysis.queue = 8;
     let app = TestApp::spawn_with(settings).await;
     // The metrics are the process's, shared with the tests running beside this one.
-    let refusals = || async {
-        let metrics = app.get("/metrics").await.text().await.unwrap();
-        metrics
-            .lines()
-            .find_map(|l| l.strip_prefix("pillarz_rate_limited_total{class=\"analysis_share\"} "))
-            .map_or(0, |v| v.parse::<u64>().unwrap())
-    };
+    let refusals = || refusals(&app, "analysis_share");
     let before = refusals().await;
     let analyse = |from: &'static str| {
         app.client

@@ -800,3 +800,30 @@ async fn a_stream_whose_place_was_lost_takes_it_again_or_ends() {
         "the ended stream holds nothing"
     );
 }
+
+#[tokio::test]
+async fn a_callers_places_live_as_long_as_its_longest_lease() {
+    // Replicas with different heartbeats (a rolling change of the setting) renew one caller's
+    // places with different leases: the quick replica's renewal must not cut the slow one's.
+    let redis = RedisServer::start();
+    let mut slow = settings_for(Some(&redis), "longest");
+    slow.anon_quotas = quotas("streams=2");
+    slow.events_heartbeat = std::time::Duration::from_secs(10);
+    let mut quick = slow.clone();
+    quick.events_heartbeat = std::time::Duration::from_millis(200);
+    let slow = TestApp::spawn_with(slow).await;
+    let quick = TestApp::spawn_with(quick).await;
+    let path = events_of_a_new_game(&slow).await;
+    let held = slow.get(&path).await;
+    assert_eq!(held.status(), 200);
+    let brief = quick.get(&path).await;
+    assert_eq!(brief.status(), 200);
+    drop(brief);
+    // The quick stream's lease (3 heartbeats + 5 s) has run out; the slow one's (35 s) has not,
+    // and its first renewal is still 3 s away.
+    tokio::time::sleep(std::time::Duration::from_millis(6_500)).await;
+    let again = quick.get(&path).await;
+    assert_eq!(again.status(), 200);
+    assert_problem(quick.get(&path).await, 429, "rate_limited").await;
+    drop(held);
+}

@@ -117,7 +117,9 @@ enum Count {
 /// and gives one to a stream that has none (a new stream, or one whose lease was lost) if the
 /// caller holds fewer than its maximum. KEYS: the caller's stream leases (a sorted set, score
 /// = expiry in ms of the store's clock). ARGV: stream id, maximum, lease ms. Answers 1 (held)
-/// or 0 (the caller is at its maximum without this stream).
+/// or 0 (the caller is at its maximum without this stream). The set lives until its latest
+/// lease ends: replicas with different heartbeats renew with different leases, and a short
+/// one must not cut a long one.
 const HOLD_STREAM: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -127,7 +129,8 @@ if not redis.call('ZSCORE', KEYS[1], ARGV[1])
   return 0
 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[1], last[2])
 return 1
 ";
 

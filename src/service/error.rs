@@ -180,7 +180,7 @@ impl ErrorCode {
                 "unsupported_media_type",
                 415,
                 "Unsupported media type",
-                "Send the body as JSON, with Content-Type: application/json.",
+                "Send the body as JSON, with Content-Type: application/json, uncompressed (no Content-Encoding but identity).",
             ),
             E::IllegalMove => (
                 "illegal_move",

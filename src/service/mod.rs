@@ -3,7 +3,8 @@
 //! Layout: `configuration` (settings), `telemetry` (logs), `startup` (the app, shared by
 //! `pillarz serve` and the tests), `routes/<resource>`, `games` (the compare-and-set loop),
 //! `cache` (this replica's decoded games), `engine_seats` (the service's own players),
-//! `sweeper` (games that progress with nobody asking), `domain` (validated types and the
+//! `sweeper` (games that progress with nobody asking), `body_timeout` and `content_coding`
+//! (what a request's body may be), `domain` (validated types and the
 //! stored game), `store` (memory or Redis), `error` (the one table of error codes), `respond` (how an
 //! error becomes an answer).
 
@@ -11,6 +12,7 @@ pub mod analysis_pool;
 pub mod body_timeout;
 pub mod cache;
 pub mod configuration;
+pub mod content_coding;
 pub mod cors;
 pub mod domain;
 pub mod engine_seats;

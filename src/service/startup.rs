@@ -14,7 +14,7 @@ use super::configuration::{Settings, StoreSettings};
 use super::routes;
 use super::state::AppState;
 use super::store::{MemoryStore, RedisStore, Store, StoreClock, index_lifetime};
-use super::{body_timeout, cors, engine_seats, request_id, sweeper};
+use super::{body_timeout, content_coding, cors, engine_seats, request_id, sweeper};
 
 /// How long an idle keep-alive connection stays open. A client that reuses a connection at
 /// the moment the server closes it gets no answer (the request was sent, the connection
@@ -98,6 +98,7 @@ impl Application {
         let shutdown = state.shutdown.clone();
         let mut server = HttpServer::new(move || {
             App::new()
+                .wrap(from_fn(content_coding::middleware))
                 .wrap(cors::middleware(&cors_origins))
                 .wrap(from_fn(move |req, next| {
                     body_timeout::middleware(req, next, request_timeout)

@@ -482,6 +482,18 @@ impl Process {
         }
     }
 
+    /// The most memory the process has held (`VmHWM`), in bytes.
+    pub fn peak_memory(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("the process's status");
+        let kib = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().strip_suffix("kB"))
+            .expect("VmHWM in the status");
+        kib.trim().parse::<u64>().unwrap() * 1024
+    }
+
     /// `kill -9`: the process dies at once, whatever it was doing.
     pub fn kill(&mut self) {
         let _ = self.child.kill();

@@ -361,3 +361,62 @@ async fn stale_cached_games_are_refreshed_and_counted() {
     let after = counter(&b.get("/metrics").await.text().await.unwrap(), NAME);
     assert!(after > before, "{NAME}: {before} before, {after} after");
 }
+
+/// A zstd frame of `blocks` RLE blocks, each 4 bytes that stand for 128 KiB of spaces (JSON
+/// whitespace): 4 KiB of body for 128 MiB of text with 1,024 blocks.
+fn zstd_bomb(blocks: usize) -> Vec<u8> {
+    // Magic number; frame header: no content size, no checksum, a window of 2^17 bytes.
+    let mut frame = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38];
+    for i in 0..blocks {
+        let last = u32::from(i + 1 == blocks);
+        // Block header (3 bytes, little-endian): last flag, type 1 (RLE), size 128 KiB.
+        let header = last | (1 << 1) | ((128 * 1024) << 3);
+        frame.extend_from_slice(&header.to_le_bytes()[..3]);
+        frame.push(b' ');
+    }
+    frame
+}
+
+#[tokio::test]
+async fn a_compressed_body_is_refused_before_it_is_inflated() {
+    let replica = crate::helpers::Process::serve(&[]).await;
+    let app = &replica.app;
+    let before = replica.peak_memory();
+    let bomb = app
+        .client
+        .post(app.url("/v1/games"))
+        .header("content-type", "application/json")
+        .header("content-encoding", "zstd")
+        .body(zstd_bomb(1024))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bomb.headers()["accept-encoding"], "identity");
+    crate::helpers::assert_problem(bomb, 415, "unsupported_media_type").await;
+    let grown = replica.peak_memory().saturating_sub(before);
+    assert!(
+        grown < 16 << 20,
+        "4 KiB of body made the replica hold {} MiB more",
+        grown >> 20
+    );
+    // Any coding but `identity` is refused, however small its body.
+    let gzip = app
+        .client
+        .post(app.url("/v1/games"))
+        .header("content-type", "application/json")
+        .header("content-encoding", "gzip")
+        .body(r#"{"game":"pillarz"}"#)
+        .send()
+        .await
+        .unwrap();
+    crate::helpers::assert_problem(gzip, 415, "unsupported_media_type").await;
+    let plain = app
+        .client
+        .post(app.url("/v1/games"))
+        .header("content-encoding", "identity")
+        .json(&json!({"game": "pillarz"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(plain.status(), 201);
+}

@@ -1,7 +1,7 @@
 //! The stores themselves, against a real Redis and in memory: a write that was applied but
 //! whose reply was lost (a Redis Cluster client resends it after a connection error) answers
 //! as applied when it arrives again, instead of as a conflict that would turn an applied move
-//! into a `409`.
+//! into a `409`; a create sent again stores its game once.
 
 use std::time::Duration;
 
@@ -188,6 +188,49 @@ async fn a_resent_write_answers_as_applied_redis() {
 #[tokio::test]
 async fn a_resent_write_answers_as_applied_memory() {
     a_resent_write_answers_as_applied(memory_store()).await;
+}
+
+async fn a_resent_create_stores_the_game_once(store: Store) {
+    let id = GameId::new_random();
+    let key = id.to_string();
+    let tokens = [SeatToken::generate(), SeatToken::generate()];
+    let now = store.clock().now_ms();
+    let state = AnyState::new(GameKind::Pillarz, Variants::NONE, None).unwrap();
+    let game = StoredGame::create(id, state, None, [None, None], &tokens, now);
+    let snapshot = game.snapshot();
+    let event = game.encode(&pillarz::service::domain::Event::Created { at: now });
+    let creation = || Creation {
+        snapshot: &snapshot,
+        event: &event,
+        expire_after: LIFETIME,
+        due: None,
+        now,
+    };
+    // The same create twice (the first reply was lost and the client sent it again).
+    for _ in 0..2 {
+        assert_eq!(
+            store.create(&key, creation()).await.unwrap(),
+            pillarz::service::store::CreateOutcome::Created
+        );
+    }
+    let events = store.events_after(&key, 0, 10).await.unwrap();
+    assert_eq!(events.len(), 1, "one creation: {events:?}");
+    let ReadOutcome::Current(stored) = store.read(&key, None).await.unwrap() else {
+        panic!("the game is there");
+    };
+    let read = StoredGame::from_newer(id, None, &stored).unwrap().unwrap();
+    assert_eq!(read.snapshot(), snapshot);
+}
+
+#[tokio::test]
+async fn a_resent_create_stores_the_game_once_redis() {
+    let redis = RedisServer::start();
+    a_resent_create_stores_the_game_once(redis_store(&redis, "recreate")).await;
+}
+
+#[tokio::test]
+async fn a_resent_create_stores_the_game_once_memory() {
+    a_resent_create_stores_the_game_once(memory_store()).await;
 }
 
 /// Stores an Alcazar game (a game with a repetition history) and plays `plies` moves on it

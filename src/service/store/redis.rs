@@ -216,8 +216,11 @@ return {2, now, since(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], v)}
 /// A new game. KEYS: game, events, due index, history. ARGV: version, header, live, history,
 /// event, lifetime ms, due ('' if none), channel, id, writer's now, tolerance ms, index
 /// lifetime ms, renewal slack ms. Answers `{1, now}` created, `{4, now}` skewed. The game's
-/// keys live its lifetime and the slack, until `x` (see `WRITE`).
+/// keys live its lifetime and the slack, until `x` (see `WRITE`). A game already there is this
+/// create sent again (ids are random; a Redis Cluster client resends a script whose reply was
+/// lost): it is answered as created and written once, or the log would start twice.
 const CREATE: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 1 then return {1, now} end
 if math.abs(now - tonumber(ARGV[10])) > tonumber(ARGV[11]) then return {4, now} end
 local keep = tonumber(ARGV[6]) + tonumber(ARGV[13])
 local set = {'HSET', KEYS[1], 'v', ARGV[1], 'c', ARGV[2], 's', ARGV[3],

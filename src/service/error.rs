@@ -216,7 +216,7 @@ impl ErrorCode {
                 "store_full",
                 503,
                 "Store full",
-                "The embedded store holds its maximum of games; new games can be made once some expire.",
+                "The store holds all it may (the embedded store its --memory-max-games, Redis its maxmemory) and wrote nothing; games expire continually, so try again after Retry-After.",
             ),
             E::Internal => (
                 "internal",
@@ -348,7 +348,7 @@ impl From<StoreError> for ApiError {
             },
             StoreError::Full(detail) => ApiError {
                 code: ErrorCode::StoreFull,
-                detail: format!("no room for a new game now: {detail}; try again later"),
+                detail: format!("the store is full: {detail}; try again later"),
                 retry_after: Some(STORE_FULL_RETRY_SECS),
                 cause: None,
             },

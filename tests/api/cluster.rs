@@ -13,8 +13,11 @@ async fn games_on_a_redis_cluster() {
     let cluster = tokio::task::spawn_blocking(RedisCluster::start)
         .await
         .unwrap();
-    let a = Arc::new(TestApp::spawn_with(cluster_settings(&cluster, "cl")).await);
-    let b = Arc::new(TestApp::spawn_with(cluster_settings(&cluster, "cl")).await);
+    // With quotas, so their scripts (flagged, as Redis 7 scripts may be) run on it too.
+    let mut settings = cluster_settings(&cluster, "cl");
+    settings.anon_quotas = Some(pillarz::service::quota::Quotas::KEY);
+    let a = Arc::new(TestApp::spawn_with(settings.clone()).await);
+    let b = Arc::new(TestApp::spawn_with(settings).await);
     assert_eq!(a.get("/healthz/ready").await.status(), 200);
 
     // Many games, so their keys spread over every master's slots.

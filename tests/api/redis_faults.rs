@@ -111,3 +111,62 @@ async fn finished_games_expire_after_the_configured_ttl() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn a_redis_at_its_maxmemory_refuses_writes_whole_and_games_go_on_after() {
+    // Redis's default policy (noeviction) refuses a script's first write when it holds its
+    // maxmemory, so a move or a create is refused whole: nothing of it is written.
+    let redis = RedisServer::start();
+    let mut settings = settings_for(Some(&redis), "full");
+    settings.anon_quotas = Some(
+        pillarz::service::quota::Quotas::parse(
+            "games=2/d",
+            pillarz::service::quota::Quotas::ANONYMOUS,
+        )
+        .unwrap(),
+    );
+    let app = TestApp::spawn_with(settings).await;
+    let created = app.create(json!({"game": "pillarz"})).await;
+    let id = created.game.id.clone();
+    let p1 = created.tokens[&Seat::P1].clone();
+    let p2 = created.tokens[&Seat::P2].clone();
+    assert_eq!(app.play(&id, &p1, "a1+b1").await.status(), 200);
+    let set_maxmemory = |bytes: &str| {
+        let _: () = redis::cmd("CONFIG")
+            .arg("SET")
+            .arg("maxmemory")
+            .arg(bytes)
+            .query(&mut redis.connection())
+            .unwrap();
+    };
+    set_maxmemory("1");
+    let full = app.play(&id, &p2, "a5+b5").await;
+    assert!(full.headers().contains_key("retry-after"));
+    assert_problem(full, 503, "store_full").await;
+    assert_problem(
+        app.post_json("/v1/games", &json!({"game": "pyrga"})).await,
+        503,
+        "store_full",
+    )
+    .await;
+    let game = app.get(&format!("/v1/games/{id}")).await;
+    assert_eq!(game.status(), 200, "reads go on");
+    assert_eq!(game.json::<serde_json::Value>().await.unwrap()["ply"], 1);
+    set_maxmemory("0");
+    assert_eq!(app.play(&id, &p2, "a5+b5").await.status(), 200);
+    let game: serde_json::Value = app
+        .get(&format!("/v1/games/{id}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(game["ply"], 2);
+    assert_eq!(game["moves"], json!(["a1+b1", "a5+b5"]), "{game}");
+    // The refused create wrote nothing, so it did not count among the day's two games.
+    assert_eq!(
+        app.post_json("/v1/games", &json!({"game": "pyrga"}))
+            .await
+            .status(),
+        201
+    );
+}

@@ -203,7 +203,7 @@ pub async fn analyse_position(
         (status = 400, description = "`bad_request`: bad JSON, or a value outside this document's schema (bad limits or multipv)", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`rate_limited`: over the caller's quota (analysis time, requests in flight, key lookups), or the caller already holds its share of this replica's analysis pool (as many analyses running or waiting as the pool has workers, at most a quarter of its places; without `RateLimit` headers); `Retry-After` says when to try again, `RateLimit` and `RateLimit-Policy` (also on successful answers) how much analysis time is left", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`busy` or `store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`busy`, `store_unavailable`, or `store_full` (a write the store has no room for: Redis at its `maxmemory`), with `Retry-After`", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn analyse_game(

@@ -18,7 +18,7 @@ use crate::service::state::AppState;
     responses(
         (status = 200, description = "The clocks, or `null` for an untimed game", body = Option<ClockView>),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`store_unavailable`, or `store_full` (a write the store has no room for: Redis at its `maxmemory`), with `Retry-After`", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn clock(

@@ -28,7 +28,7 @@ use crate::service::state::AppState;
          body = Problem, content_type = "application/problem+json"),
         (status = 408, description = "`request_timeout`: the body did not arrive within the request timeout", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "`payload_too_large`", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`store_unavailable`, with `Retry-After`; `store_full`, with `Retry-After`: the embedded store holds its maximum of games (`--memory-max-games`)", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`store_unavailable`, with `Retry-After`; `store_full`, with `Retry-After`: the store holds all it may (the embedded store its `--memory-max-games` games, Redis its `maxmemory`); such a create is not counted among the day's games", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn create(
@@ -122,7 +122,7 @@ pub async fn create(
          headers(("ETag" = String, description = "The game's version, quoted"))),
         (status = 304, description = "Not modified (`If-None-Match` matched the version)"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`store_unavailable`, or `store_full` (a write the store has no room for: Redis at its `maxmemory`), with `Retry-After`", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn get(

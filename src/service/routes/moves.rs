@@ -23,7 +23,7 @@ use crate::service::state::AppState;
          headers(("ETag" = String, description = "The game's version, quoted"))),
         (status = 304, description = "Not modified (`If-None-Match` matched the version)"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`store_unavailable`, or `store_full` (a write the store has no room for: Redis at its `maxmemory`), with `Retry-After`", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn legal(
@@ -75,7 +75,7 @@ pub async fn legal(
         (status = 408, description = "`request_timeout`: the body did not arrive within the request timeout", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "`payload_too_large`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`illegal_move`, with the reason; `bad_notation`: not a move of this game's notation; `idempotency_key_reused`: this seat already sent a different move with this `Idempotency-Key`", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`store_unavailable`, or `store_full` (a write the store has no room for: Redis at its `maxmemory`), with `Retry-After`", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn submit(

@@ -31,7 +31,7 @@ const PAGE: usize = 512;
         (status = 200, description = "The record (`text/plain` with `Accept: text/plain`)",
          content((GameRecord = "application/json"), (String = "text/plain"))),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`store_unavailable`, or `store_full` (a write the store has no room for: Redis at its `maxmemory`), with `Retry-After`", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn record(

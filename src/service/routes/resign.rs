@@ -25,7 +25,7 @@ use crate::service::state::AppState;
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`game_over`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`idempotency_key_reused`: the key was used by this seat for another request", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`store_unavailable`, with `Retry-After`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`store_unavailable`, or `store_full` (a write the store has no room for: Redis at its `maxmemory`), with `Retry-After`", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn resign(

@@ -77,8 +77,11 @@ end
 /// caller's TAT. ARGV: emission µs, count, cost, and what to do: `0` spend if allowed
 /// (`gcra::decide`), `1` charge work already done, even past the quota (`gcra::charge`), `2`
 /// give back units spent for nothing (`gcra::refund`; a TAT already lapsed stays so). Answers
-/// `{allowed, remaining, reset µs, retry-after µs}`; a refusal changes nothing.
-const SPEND: &str = r"
+/// `{allowed, remaining, reset µs, retry-after µs}`; a refusal changes nothing. It runs when
+/// Redis holds its `maxmemory` too (`allow-oom`): a count is one small key that lapses within
+/// its window, and without it every counted request, reads too, would fail while games cannot
+/// be written.
+const SPEND: &str = r"#!lua flags=allow-oom
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local emission = tonumber(ARGV[1])
@@ -119,8 +122,9 @@ enum Count {
 /// = expiry in ms of the store's clock). ARGV: stream id, maximum, lease ms. Answers 1 (held)
 /// or 0 (the caller is at its maximum without this stream). The set lives until its latest
 /// lease ends: replicas with different heartbeats renew with different leases, and a short
-/// one must not cut a long one.
-const HOLD_STREAM: &str = r"
+/// one must not cut a long one. Like `SPEND`, it runs when Redis holds its `maxmemory`: a
+/// caller's set holds at most its count of streams and lapses with their leases.
+const HOLD_STREAM: &str = r"#!lua flags=allow-oom
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
@@ -532,8 +536,13 @@ impl RedisStore {
         &self.clock
     }
 
-    /// A Redis error as a store error, without the URL's password.
-    fn unavailable(&self, e: redis::RedisError) -> StoreError {
+    /// A Redis error as a store error, without the URL's password. `OOM` is Redis at its
+    /// `maxmemory` under the `noeviction` policy: it refused a script's first write, so nothing
+    /// of the script was written, and the store is full rather than gone.
+    fn failure(&self, e: redis::RedisError) -> StoreError {
+        if e.code() == Some("OOM") {
+            return StoreError::Full("Redis holds its maxmemory".into());
+        }
         StoreError::Unavailable(crate::service::redact::scrub(&e.to_string(), &self.secrets))
     }
 
@@ -588,7 +597,7 @@ impl RedisStore {
                 client.get_async_connection().await.map(Connection::Cluster)
             }
         }
-        .map_err(|e| self.unavailable(e))?;
+        .map_err(|e| self.failure(e))?;
         CONNECTIONS.with(|c| c.borrow_mut().insert(self.instance, connection.clone()));
         Ok(connection)
     }
@@ -602,7 +611,7 @@ impl RedisStore {
         let value: redis::Value = invocation
             .invoke_async(&mut conn)
             .await
-            .map_err(|e| self.unavailable(e))?;
+            .map_err(|e| self.failure(e))?;
         let (code, now, rest) = reply(value)?;
         self.clock.observe(now);
         Ok((code, rest))
@@ -715,7 +724,7 @@ impl RedisStore {
             .arg(slot)
             .query_async(&mut conn)
             .await
-            .map_err(|e| self.unavailable(e))
+            .map_err(|e| self.failure(e))
     }
 
     pub async fn events_after(
@@ -731,7 +740,7 @@ impl RedisStore {
             .arg(after + limit.max(1) as u64 - 1)
             .query_async(&mut conn)
             .await
-            .map_err(|e| self.unavailable(e))?;
+            .map_err(|e| self.failure(e))?;
         lines
             .into_iter()
             .map(|line| {
@@ -765,7 +774,7 @@ impl RedisStore {
         });
         let mut due = Vec::new();
         for result in futures_util::future::join_all(queries).await {
-            due.extend(result.map_err(|e| self.unavailable(e))?);
+            due.extend(result.map_err(|e| self.failure(e))?);
         }
         // The earliest first, whichever shard they are in: a shard's place in the key space
         // gives its games no precedence.
@@ -785,7 +794,7 @@ impl RedisStore {
             .arg(until)
             .invoke_async(&mut conn)
             .await
-            .map_err(|e| self.unavailable(e))?;
+            .map_err(|e| self.failure(e))?;
         Ok(())
     }
 
@@ -799,7 +808,7 @@ impl RedisStore {
             .arg(id)
             .invoke_async(&mut conn)
             .await
-            .map_err(|e| self.unavailable(e))?;
+            .map_err(|e| self.failure(e))?;
         Ok(())
     }
 
@@ -853,7 +862,7 @@ impl RedisStore {
             .arg(count as u8)
             .invoke_async(&mut conn)
             .await
-            .map_err(|e| self.unavailable(e))?;
+            .map_err(|e| self.failure(e))?;
         match reply[..] {
             [allowed, remaining, reset, retry] => Ok(crate::service::quota::gcra::Decision {
                 allowed: allowed == 1,
@@ -889,7 +898,7 @@ impl RedisStore {
             .arg(millis(lease))
             .invoke_async(&mut conn)
             .await
-            .map_err(|e| self.unavailable(e))?;
+            .map_err(|e| self.failure(e))?;
         Ok(held == 1)
     }
 
@@ -900,7 +909,7 @@ impl RedisStore {
             .arg(stream)
             .query_async::<()>(&mut conn)
             .await
-            .map_err(|e| self.unavailable(e))
+            .map_err(|e| self.failure(e))
     }
 
     fn api_key_key(&self, digest: &str) -> String {
@@ -916,7 +925,7 @@ impl RedisStore {
             .arg(self.api_key_key(digest))
             .query_async(&mut conn)
             .await
-            .map_err(|e| self.unavailable(e))?;
+            .map_err(|e| self.failure(e))?;
         raw.map(|raw| {
             serde_json::from_str(&raw)
                 .map_err(|e| StoreError::Corrupt(format!("API key record: {e}")))
@@ -937,7 +946,7 @@ impl RedisStore {
             .arg(json)
             .query_async::<()>(&mut conn)
             .await
-            .map_err(|e| self.unavailable(e))
+            .map_err(|e| self.failure(e))
     }
 
     /// Deletes a key's record; answers whether there was one.
@@ -947,7 +956,7 @@ impl RedisStore {
             .arg(self.api_key_key(digest))
             .query_async(&mut conn)
             .await
-            .map_err(|e| self.unavailable(e))?;
+            .map_err(|e| self.failure(e))?;
         Ok(removed == 1)
     }
 
@@ -964,7 +973,7 @@ impl RedisStore {
             .arg(id)
             .invoke_async(&mut conn)
             .await
-            .map_err(|e| self.unavailable(e))?;
+            .map_err(|e| self.failure(e))?;
         Ok(taken == 1)
     }
 
@@ -977,7 +986,7 @@ impl RedisStore {
             .arg(owner)
             .invoke_async(&mut conn)
             .await
-            .map_err(|e| self.unavailable(e))?;
+            .map_err(|e| self.failure(e))?;
         Ok(())
     }
 
@@ -986,7 +995,7 @@ impl RedisStore {
         let _: String = redis::cmd("PING")
             .query_async(&mut conn)
             .await
-            .map_err(|e| self.unavailable(e))?;
+            .map_err(|e| self.failure(e))?;
         Ok(())
     }
 }

@@ -7,8 +7,14 @@
 //! conditional reads, `Location` of a new game, `Retry-After` and `RateLimit` when refused,
 //! `X-Request-Id` to quote in a bug report).
 
-use actix_cors::Cors;
+use actix_cors::{Cors, CorsError};
+use actix_web::ResponseError;
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::{Method, header};
+use actix_web::middleware::Next;
+
+use super::error::{ApiError, ErrorCode};
 
 /// Which origins may call the API from a browser.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +51,7 @@ impl AllowedOrigins {
 }
 
 /// Headers a cross-origin page may read on an answer.
-const EXPOSED: [&str; 8] = [
+const EXPOSED: [&str; 9] = [
     "etag",
     "location",
     "retry-after",
@@ -54,6 +60,7 @@ const EXPOSED: [&str; 8] = [
     "x-request-id",
     "allow",
     "content-type",
+    "accept-encoding",
 ];
 
 /// The middleware for `origins`.
@@ -80,6 +87,28 @@ pub fn middleware(origins: &AllowedOrigins) -> Cors {
         }
     }
     cors
+}
+
+/// Middleware around [`middleware`]: its refusals (an origin, a method or a header it does not
+/// allow) are `400 bad_request` problems like every other bad request, not its plain text.
+pub async fn problems(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
+    let res = next.call(req).await?;
+    let Some(refusal) = res
+        .response()
+        .error()
+        .and_then(|e| e.as_error::<CorsError>())
+    else {
+        return Ok(res.map_into_left_body());
+    };
+    let problem = ApiError::new(
+        ErrorCode::BadRequest,
+        format!("cross-origin request refused: {refusal}"),
+    )
+    .error_response();
+    Ok(res.into_response(problem).map_into_right_body())
 }
 
 #[cfg(test)]

@@ -100,6 +100,7 @@ impl Application {
             App::new()
                 .wrap(from_fn(content_coding::middleware))
                 .wrap(cors::middleware(&cors_origins))
+                .wrap(from_fn(cors::problems))
                 .wrap(from_fn(move |req, next| {
                     body_timeout::middleware(req, next, request_timeout)
                 }))

@@ -262,3 +262,48 @@ async fn problem_types_resolve_to_a_page_on_the_service() {
     }
     assert_problem(app.get("/problems/no_such_code").await, 404, "not_found").await;
 }
+
+#[tokio::test]
+async fn cross_origin_refusals_are_problems() {
+    let mut settings = crate::helpers::settings_for(None, "");
+    settings.cors_origins =
+        pillarz::service::cors::AllowedOrigins::Only(vec!["http://a.test".into()]);
+    let app = TestApp::spawn_with(settings).await;
+    let preflight = |method: &str, headers: &str| {
+        let mut request = app
+            .client
+            .request(reqwest::Method::OPTIONS, app.url("/v1/games"))
+            .header("origin", "http://a.test")
+            .header("access-control-request-method", method);
+        if !headers.is_empty() {
+            request = request.header("access-control-request-headers", headers);
+        }
+        request.send()
+    };
+    let allowed = preflight("POST", "content-type").await.unwrap();
+    assert_eq!(allowed.status(), 200);
+    assert_eq!(
+        allowed.headers()["access-control-allow-origin"],
+        "http://a.test"
+    );
+    let body = assert_problem(preflight("DELETE", "").await.unwrap(), 400, "bad_request").await;
+    assert!(
+        body["detail"].as_str().unwrap().contains("method"),
+        "{body}"
+    );
+    assert_problem(
+        preflight("POST", "x-foo").await.unwrap(),
+        400,
+        "bad_request",
+    )
+    .await;
+    let elsewhere = app
+        .client
+        .request(reqwest::Method::OPTIONS, app.url("/v1/games"))
+        .header("origin", "http://b.test")
+        .header("access-control-request-method", "POST")
+        .send()
+        .await
+        .unwrap();
+    assert_problem(elsewhere, 400, "bad_request").await;
+}

@@ -276,6 +276,9 @@ pub enum Cause {
     /// The store did not answer (`store_errors_total`).
     #[error("the store is unavailable")]
     StoreUnavailable,
+    /// The store had no room for a write (`store_errors_total`).
+    #[error("the store is full")]
+    StoreFull,
     /// The store holds something unreadable (logged, with what and where).
     #[error("corrupt record in the store: {0}")]
     StoreCorrupt(String),
@@ -350,7 +353,7 @@ impl From<StoreError> for ApiError {
                 code: ErrorCode::StoreFull,
                 detail: format!("the store is full: {detail}; try again later"),
                 retry_after: Some(STORE_FULL_RETRY_SECS),
-                cause: None,
+                cause: Some(Cause::StoreFull),
             },
             StoreError::Corrupt(detail) => ApiError {
                 cause: Some(Cause::StoreCorrupt(detail)),

@@ -58,8 +58,11 @@ fn build() -> Metrics {
         "Engine-seat searches that failed (panicked); their seats are retried",
     )
     .expect("valid");
-    let store_errors =
-        IntCounter::new("store_errors_total", "Requests failed by the store").expect("valid");
+    let store_errors = IntCounter::new(
+        "store_errors_total",
+        "Requests failed by the store (unavailable or full)",
+    )
+    .expect("valid");
     let store_games = IntGauge::new(
         "memory_store_games",
         "Games held by the embedded store (0 with Redis)",

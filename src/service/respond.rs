@@ -18,7 +18,7 @@ impl ResponseError for ApiError {
 
     fn error_response(&self) -> HttpResponse {
         match &self.cause {
-            Some(Cause::StoreUnavailable) => METRICS.store_errors.inc(),
+            Some(Cause::StoreUnavailable | Cause::StoreFull) => METRICS.store_errors.inc(),
             Some(Cause::StoreCorrupt(detail)) => {
                 tracing::error!(%detail, "corrupt record in the store");
             }

@@ -154,7 +154,9 @@ async fn a_redis_at_its_maxmemory_refuses_writes_whole_and_games_go_on_after() {
     assert_eq!(game.json::<serde_json::Value>().await.unwrap()["ply"], 1);
     set_maxmemory("0");
     assert_eq!(app.play(&id, &p2, "a5+b5").await.status(), 200);
-    let game: serde_json::Value = app
+    // Read by a replica that holds nothing of the game: all of it comes from Redis.
+    let other = TestApp::spawn_with(settings_for(Some(&redis), "full")).await;
+    let game: serde_json::Value = other
         .get(&format!("/v1/games/{id}"))
         .await
         .json()
@@ -162,6 +164,11 @@ async fn a_redis_at_its_maxmemory_refuses_writes_whole_and_games_go_on_after() {
         .unwrap();
     assert_eq!(game["ply"], 2);
     assert_eq!(game["moves"], json!(["a1+b1", "a5+b5"]), "{game}");
+    let events: i64 = redis::cmd("LLEN")
+        .arg(format!("full:{{{}}}:{id}:e", &id[..2]))
+        .query(&mut redis.connection())
+        .unwrap();
+    assert_eq!(events, 3, "the creation and two moves, each once");
     // The refused create wrote nothing, so it did not count among the day's two games.
     assert_eq!(
         app.post_json("/v1/games", &json!({"game": "pyrga"}))

@@ -78,6 +78,7 @@ fn svg(req: &HttpRequest, body: String, immutable: bool) -> HttpResponse {
         (status = 304, description = "Not modified (`If-None-Match` matched)"),
         (status = 400, description = "`bad_request`: a `ply` that is not a whole number", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`; `not_found`: a `ply` beyond the game's moves", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`store_unavailable`, or `store_full` (a write the store has no room for: Redis at its `maxmemory`), with `Retry-After`", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn game_board(

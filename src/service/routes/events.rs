@@ -268,7 +268,7 @@ const RETRY: Duration = Duration::from_secs(1);
         (status = 400, description = "`bad_request`: a `Last-Event-ID` that is not a whole number", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`event_id_ahead`: a `Last-Event-ID` beyond the game's version (the game has not got there)", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`store_unavailable`, with `Retry-After`; `busy`, with `Retry-After`: this replica serves its maximum of streams (`--max-event-streams`)", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`store_unavailable`, or `store_full` (a write the store has no room for: Redis at its `maxmemory`), with `Retry-After`; `busy`, with `Retry-After`: this replica serves its maximum of streams (`--max-event-streams`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn events(

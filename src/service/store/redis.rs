@@ -138,6 +138,9 @@ redis.call('PEXPIREAT', KEYS[1], last[2])
 return 1
 ";
 
+/// Readiness: a flagged script, which Redis before 7.0 cannot run (see `SPEND`).
+const READY: &str = "#!lua flags=no-writes\nreturn 1";
+
 /// The write (see `Write`). KEYS: game, events, answers, due index, history. ARGV: expected
 /// version, version, live part, history key ('' if none), event, lifetime ms, answer slot (''
 /// if none), answer value, write id, due time ('' if none), channel, id, writer's now,
@@ -334,6 +337,7 @@ struct Scripts {
     postpone: redis::Script,
     spend: redis::Script,
     hold_stream: redis::Script,
+    ready: redis::Script,
 }
 
 impl Scripts {
@@ -350,6 +354,7 @@ impl Scripts {
             postpone: redis::Script::new(POSTPONE),
             spend: redis::Script::new(SPEND),
             hold_stream: redis::Script::new(HOLD_STREAM),
+            ready: redis::Script::new(READY),
         }
     }
 }
@@ -537,8 +542,10 @@ impl RedisStore {
     }
 
     /// A Redis error as a store error, without the URL's password. `OOM` is Redis at its
-    /// `maxmemory` under the `noeviction` policy: it refused a script's first write, so nothing
-    /// of the script was written, and the store is full rather than gone.
+    /// `maxmemory` under the `noeviction` policy: it refused a script's first write command,
+    /// so nothing of the script was written, and the store is full rather than gone. (Redis
+    /// judges only the first write command, and only one that may add memory: each unflagged
+    /// script here writes first with `HSET`, `ZADD`, `SET` or `RPUSH`, or writes once.)
     fn failure(&self, e: redis::RedisError) -> StoreError {
         if e.code() == Some("OOM") {
             return StoreError::Full("Redis holds its maxmemory".into());
@@ -990,12 +997,23 @@ impl RedisStore {
         Ok(())
     }
 
+    /// Whether Redis answers, and runs flagged scripts (7.0 or later): on an older one every
+    /// counted request would fail, so the replica is not ready.
     pub async fn ping(&self) -> Result<(), StoreError> {
         let mut conn = self.connection().await?;
-        let _: String = redis::cmd("PING")
-            .query_async(&mut conn)
+        let _: i64 = self
+            .scripts
+            .ready
+            .prepare_invoke()
+            .invoke_async(&mut conn)
             .await
-            .map_err(|e| self.failure(e))?;
+            .map_err(|e| match e.code() {
+                Some("ERR") => StoreError::Unavailable(format!(
+                    "Redis runs no flagged scripts (pillarz needs Redis 7.0 or later): {}",
+                    crate::service::redact::scrub(&e.to_string(), &self.secrets)
+                )),
+                _ => self.failure(e),
+            })?;
         Ok(())
     }
 }

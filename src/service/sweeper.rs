@@ -32,6 +32,13 @@ const BATCH: usize = 64;
 /// or another seat behind them.
 const NO_THREAD_WAIT: Duration = Duration::from_secs(2);
 
+/// How long a due game that cannot be read or settled (corrupt, or a store without room for
+/// its end; not one the store is unavailable for, which the next sweep may well read) waits
+/// in the index before it is looked at again. Without this, four such games at a shard's
+/// head were all each sweep took of that shard (the index is read earliest first, a few per
+/// shard), and no flag behind them ever fell.
+const UNREADABLE_WAIT: Duration = Duration::from_secs(60);
+
 /// When a seat of `game` that found no free thread at `now` is looked at again: never after
 /// the engine's flag falls.
 fn retry_at(game: &StoredGame, now: u64) -> u64 {
@@ -91,6 +98,16 @@ async fn visit(state: &web::Data<AppState>, id: &str) {
         Err(e) if e.code == ErrorCode::GameNotFound => {
             let _ = state.store.fix_due(id).await;
         }
-        Err(e) => tracing::debug!(game = id, error = %e, "sweep: game unavailable"),
+        Err(e) if e.code == ErrorCode::StoreUnavailable => {
+            tracing::debug!(game = id, error = %e, "sweep: game unavailable");
+        }
+        Err(e) => {
+            tracing::debug!(game = id, error = %e, "sweep: game unreadable, looked at later");
+            let now = state.store.clock().now_ms();
+            let later = now + UNREADABLE_WAIT.as_millis() as u64;
+            if let Err(e) = state.store.postpone(id, now, later).await {
+                tracing::debug!(game = id, error = %e, "sweep: cannot postpone");
+            }
+        }
     }
 }

@@ -480,3 +480,42 @@ async fn a_copy_the_store_does_not_hold_is_not_patched() {
         "the store's own copy is"
     );
 }
+
+/// A due game that cannot be read (here its event log is gone) is put back in the due index
+/// for later, so that it does not stay at its shard's head, where the few games each sweep
+/// takes of a shard would be it and others like it for ever.
+#[tokio::test]
+async fn an_unreadable_due_game_waits_behind_the_others() {
+    let redis = RedisServer::start();
+    let store = redis_store(&redis, "stuck");
+    let now = store.clock().now_ms();
+    let id = store_due_game(&store, Some(now - 1_000)).await;
+    let key = |part: &str| format!("stuck:{{{}}}:{id}:{part}", &id[..2]);
+    let _: () = redis::cmd("DEL")
+        .arg(key("e"))
+        .query(&mut redis.connection())
+        .unwrap();
+    let app = crate::helpers::TestApp::spawn_with(crate::helpers::settings_for(
+        Some(&redis),
+        "stuck",
+    ))
+    .await;
+    assert_eq!(app.get(&format!("/v1/games/{id}")).await.status(), 500);
+    let index = format!("stuck:{{{}}}:due", &id[..2]);
+    let due = || -> f64 {
+        redis::cmd("ZSCORE")
+            .arg(&index)
+            .arg(&id)
+            .query(&mut redis.connection())
+            .unwrap()
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while due() < (now + 30_000) as f64 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the unreadable game is still due at {}",
+            due()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

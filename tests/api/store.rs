@@ -495,11 +495,9 @@ async fn an_unreadable_due_game_waits_behind_the_others() {
         .arg(key("e"))
         .query(&mut redis.connection())
         .unwrap();
-    let app = crate::helpers::TestApp::spawn_with(crate::helpers::settings_for(
-        Some(&redis),
-        "stuck",
-    ))
-    .await;
+    let app =
+        crate::helpers::TestApp::spawn_with(crate::helpers::settings_for(Some(&redis), "stuck"))
+            .await;
     assert_eq!(app.get(&format!("/v1/games/{id}")).await.status(), 500);
     let index = format!("stuck:{{{}}}:due", &id[..2]);
     let due = || -> f64 {

@@ -36,24 +36,40 @@ async fn store_new_game(store: &Store, id: GameId, kind: GameKind) -> StoredGame
 
 /// A new untimed game of `kind`, stored under `id` and due at `due`.
 async fn store_game(store: &Store, id: GameId, kind: GameKind, due: Option<u64>) -> StoredGame {
+    store_game_sent(store, id, kind, due, 1).await
+}
+
+/// A new untimed game of `kind`, stored under `id` and due at `due` by the same create sent
+/// `times` times (as a client resends one whose reply was lost), each answered as created.
+async fn store_game_sent(
+    store: &Store,
+    id: GameId,
+    kind: GameKind,
+    due: Option<u64>,
+    times: usize,
+) -> StoredGame {
     let tokens = [SeatToken::generate(), SeatToken::generate()];
     let now = store.clock().now_ms();
     let state = AnyState::new(kind, Variants::NONE, None).unwrap();
     let game = StoredGame::create(id, state, None, [None, None], &tokens, now);
-    let created = store
-        .create(
-            &id.to_string(),
-            Creation {
-                snapshot: &game.snapshot(),
-                event: &game.encode(&pillarz::service::domain::Event::Created { at: now }),
-                expire_after: LIFETIME,
-                due,
-                now,
-            },
-        )
-        .await
-        .unwrap();
-    assert_eq!(created, pillarz::service::store::CreateOutcome::Created);
+    let snapshot = game.snapshot();
+    let event = game.encode(&pillarz::service::domain::Event::Created { at: now });
+    for _ in 0..times {
+        let created = store
+            .create(
+                &id.to_string(),
+                Creation {
+                    snapshot: &snapshot,
+                    event: &event,
+                    expire_after: LIFETIME,
+                    due,
+                    now,
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!(created, pillarz::service::store::CreateOutcome::Created);
+    }
     game
 }
 
@@ -193,33 +209,14 @@ async fn a_resent_write_answers_as_applied_memory() {
 async fn a_resent_create_stores_the_game_once(store: Store) {
     let id = GameId::new_random();
     let key = id.to_string();
-    let tokens = [SeatToken::generate(), SeatToken::generate()];
-    let now = store.clock().now_ms();
-    let state = AnyState::new(GameKind::Pillarz, Variants::NONE, None).unwrap();
-    let game = StoredGame::create(id, state, None, [None, None], &tokens, now);
-    let snapshot = game.snapshot();
-    let event = game.encode(&pillarz::service::domain::Event::Created { at: now });
-    let creation = || Creation {
-        snapshot: &snapshot,
-        event: &event,
-        expire_after: LIFETIME,
-        due: None,
-        now,
-    };
-    // The same create twice (the first reply was lost and the client sent it again).
-    for _ in 0..2 {
-        assert_eq!(
-            store.create(&key, creation()).await.unwrap(),
-            pillarz::service::store::CreateOutcome::Created
-        );
-    }
+    let game = store_game_sent(&store, id, GameKind::Pillarz, None, 2).await;
     let events = store.events_after(&key, 0, 10).await.unwrap();
     assert_eq!(events.len(), 1, "one creation: {events:?}");
     let ReadOutcome::Current(stored) = store.read(&key, None).await.unwrap() else {
         panic!("the game is there");
     };
     let read = StoredGame::from_newer(id, None, &stored).unwrap().unwrap();
-    assert_eq!(read.snapshot(), snapshot);
+    assert_eq!(read.snapshot(), game.snapshot());
 }
 
 #[tokio::test]

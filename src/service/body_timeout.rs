@@ -122,6 +122,16 @@ async fn drain(body: &Rc<RefCell<Deadline>>) -> bool {
     }
 }
 
+/// Whether a request with `headers` declares a body: a `Transfer-Encoding`, or a
+/// `Content-Length` other than 0 (HTTP/1.1 has no other way to send one).
+pub fn declares_body(headers: &actix_web::http::header::HeaderMap) -> bool {
+    use actix_web::http::header;
+    headers.contains_key(header::TRANSFER_ENCODING)
+        || headers
+            .get(header::CONTENT_LENGTH)
+            .is_some_and(|v| v.as_bytes() != b"0")
+}
+
 /// Middleware: the body must arrive within `timeout` of the request's start, whether the
 /// handler reads it or not. A request that declares no body (no `Content-Length` above 0, no
 /// `Transfer-Encoding`) has nothing to wait for and goes through as it is.
@@ -130,13 +140,7 @@ pub async fn middleware(
     next: Next<impl MessageBody + 'static>,
     timeout: Duration,
 ) -> Result<ServiceResponse<EitherBody<impl MessageBody, impl MessageBody>>, actix_web::Error> {
-    use actix_web::http::header;
-    let headers = req.headers();
-    let has_body = headers.contains_key(header::TRANSFER_ENCODING)
-        || headers
-            .get(header::CONTENT_LENGTH)
-            .is_some_and(|v| v.as_bytes() != b"0");
-    if !has_body {
+    if !declares_body(req.headers()) {
         return Ok(next.call(req).await?.map_into_left_body());
     }
     let inner = req.take_payload();

@@ -1,6 +1,7 @@
-//! Request bodies are taken as they are sent, never inflated: a request whose
+//! Request bodies are taken as they are sent, never inflated: a request with a body whose
 //! `Content-Encoding` is anything but `identity` gets `415 unsupported_media_type` (with
-//! `Accept-Encoding: identity`, RFC 9110 §15.5.16) before any route reads it.
+//! `Accept-Encoding: identity`, RFC 9110 §15.5.16) before any route reads it. A request
+//! without a body has nothing to inflate, so a stray `Content-Encoding` on it is ignored.
 //!
 //! The body limit counts bytes as they arrive, but an inflater turns each arriving chunk into
 //! all it stands for at once: 4 KiB of zstd stood for 128 MiB of spaces and made a replica
@@ -14,6 +15,7 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderMap, HeaderValue};
 use actix_web::middleware::Next;
 
+use super::body_timeout::declares_body;
 use super::error::{ApiError, ErrorCode};
 
 /// The codings of `headers`' `Content-Encoding` other than `identity`, if any.
@@ -32,7 +34,10 @@ pub async fn middleware(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
-    let Some(coding) = refused_coding(req.headers()) else {
+    let refused = declares_body(req.headers())
+        .then(|| refused_coding(req.headers()))
+        .flatten();
+    let Some(coding) = refused else {
         return Ok(next.call(req).await?.map_into_left_body());
     };
     let error = ApiError::new(

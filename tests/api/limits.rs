@@ -419,4 +419,14 @@ async fn a_compressed_body_is_refused_before_it_is_inflated() {
         .await
         .unwrap();
     assert_eq!(plain.status(), 201);
+    // A request that declares no body has nothing to inflate: a stray header is no reason to
+    // refuse it.
+    let bodiless = app
+        .client
+        .get(app.url("/v1/catalog"))
+        .header("content-encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bodiless.status(), 200);
 }

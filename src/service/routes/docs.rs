@@ -404,7 +404,7 @@ fn served_document() -> web::Bytes {
 pub async fn openapi_json() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/json")
-        .body(served_document())
+        .body(super::slices::body(served_document()))
 }
 
 const PAGE: &str = r##"<!doctype html>
@@ -450,7 +450,7 @@ pub async fn asset(file: web::Path<String>) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok()
         .content_type(kind)
         .insert_header((header::CACHE_CONTROL, "public, max-age=86400"))
-        .body(body))
+        .body(super::slices::body(body)))
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ mod page;
 mod problems;
 mod record;
 mod resign;
+mod slices;
 
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};

@@ -42,7 +42,7 @@ pub async fn page() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
         .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .body(include_str!("../web/index.html"))
+        .body(super::slices::body(include_str!("../web/index.html")))
 }
 
 pub async fn asset(file: web::Path<String>) -> Result<HttpResponse, ApiError> {
@@ -54,5 +54,5 @@ pub async fn asset(file: web::Path<String>) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok()
         .content_type(*kind)
         .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .body(*body))
+        .body(super::slices::body(*body)))
 }

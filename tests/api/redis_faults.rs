@@ -177,3 +177,65 @@ async fn a_redis_at_its_maxmemory_refuses_writes_whole_and_games_go_on_after() {
         201
     );
 }
+
+/// A stream whose game's flag has fallen settles it if nobody else did; when Redis has no room
+/// to write the end, it tries again a second later, not every few milliseconds.
+#[tokio::test]
+async fn a_stream_that_cannot_settle_a_flag_waits_before_trying_again() {
+    let redis = RedisServer::start();
+    let app = TestApp::spawn_with(settings_for(Some(&redis), "flagfull")).await;
+    let created = app
+        .create(json!({"game": "pillarz", "time_control": {"initial_ms": 500, "increment_ms": 0}}))
+        .await;
+    let id = created.game.id.clone();
+    let mut streams = Vec::new();
+    for _ in 0..4 {
+        streams.push(crate::events::Stream::open(&app, &id, "application/x-ndjson", None).await);
+    }
+    let set_maxmemory = |bytes: &str| {
+        let _: () = redis::cmd("CONFIG")
+            .arg("SET")
+            .arg("maxmemory")
+            .arg(bytes)
+            .query(&mut redis.connection())
+            .unwrap();
+    };
+    set_maxmemory("1");
+    // The flag falls at 500 ms; the streams have then been at it for a while.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let mut conn = redis.connection();
+    let _: () = redis::cmd("CONFIG")
+        .arg("RESETSTAT")
+        .query(&mut conn)
+        .unwrap();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let stats: String = redis::cmd("INFO")
+        .arg("commandstats")
+        .query(&mut conn)
+        .unwrap();
+    // Every command but the sweeper's scan of the due index (paced by its own timer) and
+    // this test's own.
+    let commands: u64 = stats
+        .lines()
+        .filter(|l| !l.starts_with("cmdstat_zrangebyscore:") && !l.starts_with("cmdstat_config"))
+        .filter_map(|l| {
+            l.split_once("calls=")?
+                .1
+                .split(',')
+                .next()?
+                .parse::<u64>()
+                .ok()
+        })
+        .sum();
+    // Four streams trying about once a second, and the sweeper's visits: a few dozen
+    // commands; before, each stream tried every 5 ms (~1,200 commands a second each).
+    assert!(
+        commands < 200,
+        "{commands} commands in 2 s while the flag could not be written:\n{stats}"
+    );
+    set_maxmemory("0");
+    // Once Redis has room again, the flag is settled and the streams end with it.
+    let view = app.view(&id).await;
+    assert_eq!(serde_json::to_value(view.termination).unwrap(), "timeout");
+    drop(streams);
+}

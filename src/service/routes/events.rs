@@ -63,6 +63,10 @@ struct Watch {
     /// Whether the last read of the log failed (the store was away): it is tried again after
     /// `RETRY` (and at each heartbeat), since the change that woke it will not wake it again.
     retry: bool,
+    /// No earlier than this does the stream try to settle a fallen flag again: an attempt
+    /// that changed nothing (Redis without room for the game's end, say) is not repeated at
+    /// once, which made each such stream ask the store ~800 times a second.
+    settle_after: tokio::time::Instant,
     changes: watch::Receiver<u64>,
     heartbeat: tokio::time::Interval,
     /// Fires when the stream ends, however lively (`--events-max-lifetime-secs`).
@@ -210,10 +214,11 @@ impl Watch {
                 continue;
             }
             let now = self.state.store.clock().now_ms();
-            let flag_in = self
-                .game
-                .time_left_to_move(now)
-                .map(|left| Duration::from_millis(left + 5));
+            let flag_at = self.game.time_left_to_move(now).map(|left| {
+                let due = tokio::time::Instant::now() + Duration::from_millis(left + 5);
+                due.max(self.settle_after)
+            });
+            let ends = self.lifetime.deadline();
             tokio::select! {
                 changed = self.changes.changed() => {
                     if changed.is_err() {
@@ -226,11 +231,14 @@ impl Watch {
                 _ = tokio::time::sleep(RETRY), if self.retry => {
                     self.refill().await;
                 }
-                _ = tokio::time::sleep(flag_in.unwrap_or(Duration::from_secs(86_400))), if flag_in.is_some() => {
+                _ = tokio::time::sleep_until(flag_at.unwrap_or(ends)), if flag_at.is_some() => {
                     // Settle the flag here if nobody else did yet (it is written, logged and
                     // announced like any change, and the next refill sends it).
                     let _ = games::read(&self.state, self.id).await;
                     self.refill().await;
+                    if self.queue.is_empty() {
+                        self.settle_after = tokio::time::Instant::now() + RETRY;
+                    }
                 }
             }
         }
@@ -239,7 +247,8 @@ impl Watch {
 
 /// `Retry-After` when this replica serves its maximum of streams.
 const STREAMS_RETRY_SECS: u32 = 5;
-/// How soon a stream reads the log again after the store failed it.
+/// How soon a stream reads the log again after the store failed it, or tries again to settle
+/// a fallen flag that it could not.
 const RETRY: Duration = Duration::from_secs(1);
 
 /// Follow a game live: Server-Sent Events (default) or NDJSON (`Accept: application/x-ndjson`).
@@ -385,6 +394,7 @@ pub async fn events(
         queue,
         more,
         retry: false,
+        settle_after: tokio::time::Instant::now(),
         changes,
         heartbeat,
         lifetime,

@@ -112,6 +112,16 @@ async fn finished_games_expire_after_the_configured_ttl() {
     .await;
 }
 
+/// Sets Redis's `maxmemory` (`"1"`: full at once, so every write is refused; `"0"`: none).
+fn set_maxmemory(redis: &RedisServer, bytes: &str) {
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("maxmemory")
+        .arg(bytes)
+        .query(&mut redis.connection())
+        .unwrap();
+}
+
 #[tokio::test]
 async fn a_redis_at_its_maxmemory_refuses_writes_whole_and_games_go_on_after() {
     // Redis's default policy (noeviction) refuses a script's first write when it holds its
@@ -131,15 +141,7 @@ async fn a_redis_at_its_maxmemory_refuses_writes_whole_and_games_go_on_after() {
     let p1 = created.tokens[&Seat::P1].clone();
     let p2 = created.tokens[&Seat::P2].clone();
     assert_eq!(app.play(&id, &p1, "a1+b1").await.status(), 200);
-    let set_maxmemory = |bytes: &str| {
-        let _: () = redis::cmd("CONFIG")
-            .arg("SET")
-            .arg("maxmemory")
-            .arg(bytes)
-            .query(&mut redis.connection())
-            .unwrap();
-    };
-    set_maxmemory("1");
+    set_maxmemory(&redis, "1");
     let full = app.play(&id, &p2, "a5+b5").await;
     assert!(full.headers().contains_key("retry-after"));
     assert_problem(full, 503, "store_full").await;
@@ -152,7 +154,7 @@ async fn a_redis_at_its_maxmemory_refuses_writes_whole_and_games_go_on_after() {
     let game = app.get(&format!("/v1/games/{id}")).await;
     assert_eq!(game.status(), 200, "reads go on");
     assert_eq!(game.json::<serde_json::Value>().await.unwrap()["ply"], 1);
-    set_maxmemory("0");
+    set_maxmemory(&redis, "0");
     assert_eq!(app.play(&id, &p2, "a5+b5").await.status(), 200);
     // Read by a replica that holds nothing of the game: all of it comes from Redis.
     let other = TestApp::spawn_with(settings_for(Some(&redis), "full")).await;
@@ -192,15 +194,7 @@ async fn a_stream_that_cannot_settle_a_flag_waits_before_trying_again() {
     for _ in 0..4 {
         streams.push(crate::events::Stream::open(&app, &id, "application/x-ndjson", None).await);
     }
-    let set_maxmemory = |bytes: &str| {
-        let _: () = redis::cmd("CONFIG")
-            .arg("SET")
-            .arg("maxmemory")
-            .arg(bytes)
-            .query(&mut redis.connection())
-            .unwrap();
-    };
-    set_maxmemory("1");
+    set_maxmemory(&redis, "1");
     // The flag falls at 500 ms; the streams have then been at it for a while.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let mut conn = redis.connection();
@@ -233,7 +227,7 @@ async fn a_stream_that_cannot_settle_a_flag_waits_before_trying_again() {
         commands < 200,
         "{commands} commands in 2 s while the flag could not be written:\n{stats}"
     );
-    set_maxmemory("0");
+    set_maxmemory(&redis, "0");
     // Once Redis has room again, the flag is settled and the streams end with it.
     let view = app.view(&id).await;
     assert_eq!(serde_json::to_value(view.termination).unwrap(), "timeout");

@@ -282,6 +282,37 @@ async fn a_last_event_id_beyond_the_game_is_refused() {
     assert_eq!(stream.game().await.unwrap().0, 2);
 }
 
+/// A client that has every event of a finished game (EventSource reconnects with its last id
+/// after every end of a stream) hears `204`: the one answer that stops an EventSource from
+/// reconnecting, where an empty `200` made it come back every few seconds for ever.
+#[tokio::test]
+async fn a_resume_after_a_finished_games_last_event_is_204() {
+    let (app, _redis) = TestApp::spawn().await;
+    let created = app.create(json!({"game": "pillarz"})).await;
+    let id = &created.game.id;
+    assert_eq!(
+        app.resign(id, &created.tokens[&Seat::P1]).await.status(),
+        200
+    );
+    for accept in ["text/event-stream", "application/x-ndjson"] {
+        let resumed = app
+            .client
+            .get(app.url(&format!("/v1/games/{id}/events")))
+            .header("accept", accept)
+            .header("last-event-id", "2")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resumed.status(), 204, "{accept}");
+        assert!(resumed.bytes().await.unwrap().is_empty());
+    }
+    // One event short: the final change, then the end.
+    let mut behind = Stream::resume(&app, "text/event-stream", created.game.clone()).await;
+    let (version, view) = behind.game().await.unwrap();
+    assert_eq!((version, view.status), (2, Status::Finished));
+    assert!(behind.game().await.is_none());
+}
+
 /// A backlog longer than a page arrives whole, in order, without duplicates (Redis and memory).
 async fn a_long_backlog_arrives_whole(app: &TestApp) {
     let view = app.long_game("alcazar", 150).await;

@@ -256,7 +256,7 @@ const RETRY: Duration = Duration::from_secs(1);
 /// (`GameEvent`) per change; every event's SSE `id` is the game's version, and reconnecting
 /// with `Last-Event-ID` resumes after it with `change` events (`0`: the game as it started,
 /// then every change; if the game's log no longer reaches back that far, it starts again with
-/// a `game` event of the present). Heartbeats keep idle connections
+/// a `game` event of the present; a finished game's last version: `204`, nothing more). Heartbeats keep idle connections
 /// open (SSE comments, or `{"event":"heartbeat"}` lines); the stream ends after the change
 /// that finishes the game, when the game expires, after the server's maximum stream
 /// lifetime (an hour by default: resume with `Last-Event-ID`), when its client's receive
@@ -274,6 +274,7 @@ const RETRY: Duration = Duration::from_secs(1);
     responses(
         (status = 200, description = "`text/event-stream`: `event: game` (`data`: a game view) first, then `event: change` (`data`: a game event); or `application/x-ndjson`: lines `{\"event\": \"game\", \"version\": v, \"game\": <game view>}`, `{\"event\": \"change\", \"version\": v, \"change\": <game event>}` and `{\"event\": \"heartbeat\"}`",
          content_type = "text/event-stream", body = GameEvent),
+        (status = 204, description = "The game is over and `Last-Event-ID` is its last version: nothing more will come (an EventSource stops reconnecting on this answer)"),
         (status = 400, description = "`bad_request`: a `Last-Event-ID` that is not a whole number", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`game_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`event_id_ahead`: a `Last-Event-ID` beyond the game's version (the game has not got there)", body = Problem, content_type = "application/problem+json"),
@@ -329,6 +330,12 @@ pub async fn events(
             )
         })?;
     let (loaded, now) = games::read(&state, id).await?;
+    if last == Some(loaded.game.version()) && loaded.game.is_finished() {
+        // The client has every event of a game that will have no more. An empty stream would
+        // end at once, and an EventSource reconnects after every end, so it would come back
+        // every few seconds for ever: `204` is the answer that makes it stop.
+        return Ok(HttpResponse::NoContent().finish());
+    }
     // Following the game from here on; what changed since the read above is read from the log
     // first thing (so a game that does not exist costs no subscription).
     let mut changes = state.store.watch(&id.to_string()).await;

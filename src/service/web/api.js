@@ -55,6 +55,8 @@ export async function follow(id, after, onLine, signal) {
         headers: { Accept: "application/x-ndjson", "Last-Event-ID": String(last) },
         signal,
       });
+      // The game is over and every event of it was seen: nothing more will come.
+      if (res.status === 204) return;
       if (!res.ok) {
         const text = await res.text();
         let problem = {};

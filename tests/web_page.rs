@@ -1,8 +1,9 @@
 //! The web page at `/`, driven in a real headless Chromium through the DevTools protocol:
 //! a full game against the level-1 engine in each of the four games made by clicks on the
 //! board, a two-person game through the shared link in two browser contexts (one of them
-//! phone-sized, moving by typed notation, reloaded mid-game), and an analysis. Every test
-//! fails on any console error or uncaught exception of the page.
+//! phone-sized, moving by typed notation, reloaded mid-game), an analysis, and another site
+//! that tries to show the page in a frame. Every test fails on any console error or uncaught
+//! exception of the page.
 //!
 //! The test side chooses its moves with the API's own analysis (so the games end soon) and
 //! clicks them; that the page offers exactly the legal moves is checked on every move: the
@@ -598,4 +599,53 @@ async fn the_analysis_shows_lines_and_plays_them_step_by_step() {
     let lines = analyse(&page, "depth:4", 2).await;
     assert_eq!(lines.as_array().unwrap().len(), 2);
     assert_no_errors(&page, "the analysis");
+}
+
+/// The page holds seat tokens and has a resign button, and the docs page sends requests: no
+/// other site may show them in a frame of its own and have its visitor click there
+/// (clickjacking). A route without those headers, in the same frame, is the control: it shows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_site_cannot_show_the_pages_in_a_frame() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let service = Service::start().await;
+    // The other site: a page on another port, whose frame shows the path after its `#`.
+    let site = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let site_url = format!("http://127.0.0.1:{}/", site.local_addr().unwrap().port());
+    let html = format!(
+        "<!doctype html><iframe onload=\"document.title='loaded'\"></iframe><script>\
+         document.title = ''; document.querySelector('iframe').src = '{}' + location.hash.slice(1);\
+         </script>",
+        service.base
+    );
+    let server = actix_web::HttpServer::new(move || {
+        let html = html.clone();
+        actix_web::App::new().default_service(actix_web::web::to(move || {
+            let html = html.clone();
+            async move {
+                actix_web::HttpResponse::Ok()
+                    .content_type("text/html")
+                    .body(html)
+            }
+        }))
+    })
+    .workers(1)
+    .listen(site)
+    .unwrap()
+    .run();
+    tokio::spawn(server);
+    let browser = Browser::launch().await;
+    let page = browser.page(DESKTOP.0, DESKTOP.1, false).await;
+    for (path, shown) in [("/healthz/live", true), ("/", false), ("/docs", false)] {
+        page.call(
+            "Page.navigate",
+            json!({ "url": format!("{site_url}?{path}#{path}") }),
+        )
+        .await;
+        page.wait_for("document.title === 'loaded'").await;
+        let url = format!("{}{path}", service.base);
+        let tree = page.call("Page.getFrameTree", json!({})).await;
+        let frame = &tree["frameTree"]["childFrames"][0]["frame"];
+        // A refused frame shows the browser's error page instead.
+        assert_eq!(frame["url"] == json!(url), shown, "{path}: {frame}");
+    }
 }

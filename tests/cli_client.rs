@@ -357,3 +357,44 @@ async fn board_and_watch(s: Server) {
         "the current view, then every change, then the end"
     );
 }
+
+// ---- Hostile servers and concurrent users -------------------------------------------------
+
+/// Many `new` commands at once (here: their saves, from threads) each keep their tokens: the
+/// file is read, changed and written under a lock, through a temporary file of its own.
+#[test]
+fn concurrent_token_saves_keep_every_token_in_an_owner_only_file() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::sync::{Arc, Barrier};
+    let dir = std::env::temp_dir().join(format!("pillarz-tokens-{}", uuid::Uuid::new_v4()));
+    let _cleanup = TempDir(dir.clone());
+    let path = dir.join("tokens.json");
+    const SAVES: usize = 32;
+    let start = Arc::new(Barrier::new(SAVES));
+    let threads: Vec<_> = (0..SAVES)
+        .map(|i| {
+            let (path, start) = (path.clone(), start.clone());
+            std::thread::spawn(move || {
+                let seats = [(pillarz::api::Seat::P1, format!("token-{i}"))].into();
+                start.wait();
+                pillarz::client::tokens::save(&path, &format!("game-{i}"), &seats)
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap().unwrap();
+    }
+    let saved = pillarz::client::tokens::load(&path).unwrap();
+    let missing: Vec<usize> = (0..SAVES)
+        .filter(|i| !saved.contains_key(&format!("game-{i}")))
+        .collect();
+    assert!(missing.is_empty(), "tokens of games {missing:?} were lost");
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "mode {mode:o}");
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "tokens.json" && name != "tokens.json.lock")
+        .collect();
+    assert!(left.is_empty(), "temporary files left behind: {left:?}");
+}

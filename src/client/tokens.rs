@@ -1,13 +1,46 @@
 //! The local token file: seat tokens saved by `pillarz new`, so later commands need no
 //! copy-paste. JSON `{"<game id>": {"p1": "<token>", ...}}`, at `$PILLARZ_TOKENS` or
 //! `$XDG_STATE_HOME/pillarz/tokens.json` (default `~/.local/state/pillarz/tokens.json`).
+//!
+//! Why the care in [`save`]: several `pillarz new` may run at once (a script, two shells), and
+//! each rewrites the whole file. Without a lock held from the read to the write, the last to
+//! write drops what the others saved in between (20 parallel runs kept 16 games' tokens), while
+//! each of them said its tokens were saved. The tokens are bearer credentials, so the file is
+//! never readable by others, not even for the moment between its creation and a chmod.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
 
 use crate::api::Seat;
 
 pub type Tokens = BTreeMap<String, BTreeMap<Seat, String>>;
+
+/// Why the token file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum TokenFileError {
+    /// Reading, locking, creating or replacing a file failed.
+    #[error("token file {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The file is not the JSON this module writes.
+    #[error("token file {}: {source}", path.display())]
+    Json {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> TokenFileError + '_ {
+    move |source| TokenFileError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
 
 pub fn default_path() -> PathBuf {
     if let Some(path) = std::env::var_os("PILLARZ_TOKENS") {
@@ -20,30 +53,59 @@ pub fn default_path() -> PathBuf {
     state.join("pillarz/tokens.json")
 }
 
-pub fn load(path: &PathBuf) -> Result<Tokens, String> {
+pub fn load(path: &Path) -> Result<Tokens, TokenFileError> {
     match std::fs::read_to_string(path) {
-        Ok(text) => {
-            serde_json::from_str(&text).map_err(|e| format!("token file {}: {e}", path.display()))
-        }
+        Ok(text) => serde_json::from_str(&text).map_err(|source| TokenFileError::Json {
+            path: path.to_path_buf(),
+            source,
+        }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Tokens::new()),
-        Err(e) => Err(format!("token file {}: {e}", path.display())),
+        Err(e) => Err(io(path)(e)),
     }
 }
 
-/// Adds a game's tokens to the file (created with owner-only permissions).
-pub fn save(path: &PathBuf, game: &str, seats: &BTreeMap<Seat, String>) -> Result<(), String> {
+/// The lock file beside the token file: `tokens.json.lock`. A file of its own, because the
+/// token file itself is replaced by a rename at every save, and a lock on the replaced file
+/// would not keep out a writer that opened the new one.
+fn lock_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    path.with_file_name(name)
+}
+
+/// Adds a game's tokens to the file: under an exclusive lock from the read to the rename,
+/// through a temporary file of its own in the same directory, owner-only (0600) from its
+/// creation on.
+pub fn save(path: &Path, game: &str, seats: &BTreeMap<Seat, String>) -> Result<(), TokenFileError> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let lock_path = lock_path(path);
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(&lock_path)
+        .map_err(io(&lock_path))?;
+    // Released when `lock` is closed, at the end of this function (or by the kernel if the
+    // process dies holding it).
+    lock.lock().map_err(io(&lock_path))?;
     let mut all = load(path)?;
     all.insert(game.to_string(), seats.clone());
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
     let text = serde_json::to_string_pretty(&all).expect("tokens serialize");
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let _ = std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o600));
-    }
-    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+    // `tempfile` creates the file with O_EXCL and mode 0600, under a name no other process
+    // uses, and removes it if anything below fails.
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tokens-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(io(dir))?;
+    tmp.write_all(text.as_bytes()).map_err(io(tmp.path()))?;
+    tmp.as_file().sync_all().map_err(io(tmp.path()))?;
+    tmp.persist(path).map_err(|e| io(path)(e.error))?;
+    drop(lock);
+    Ok(())
 }

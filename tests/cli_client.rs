@@ -398,3 +398,176 @@ fn concurrent_token_saves_keep_every_token_in_an_owner_only_file() {
         .collect();
     assert!(left.is_empty(), "temporary files left behind: {left:?}");
 }
+
+/// What a fake server does on one connection.
+enum Step {
+    /// Writes these bytes.
+    Send(Vec<u8>),
+    /// Writes `times` blocks of 64 KiB of `x` (no newline), without holding them all at once.
+    Flood { times: usize },
+    /// Keeps the connection open and silent (for longer than any test waits).
+    Stall,
+}
+
+fn text(s: &str) -> Step {
+    Step::Send(s.as_bytes().to_vec())
+}
+
+/// One chunk of a chunked body.
+fn chunk(s: &str) -> Step {
+    Step::Send(format!("{:x}\r\n{s}\r\n", s.len()).into_bytes())
+}
+
+/// A raw HTTP server on loopback: the n-th connection (from 0) gets `script(n)`. Returns its
+/// URL and the request heads it received, in order.
+async fn fake_server(
+    script: impl Fn(usize) -> Vec<Step> + Send + Sync + 'static,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let heads = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = heads.clone();
+    let script = std::sync::Arc::new(script);
+    tokio::spawn(async move {
+        for n in 0.. {
+            let Ok((mut stream, _)) = listener.accept().await else {
+                return;
+            };
+            let (seen, script) = (seen.clone(), script.clone());
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") {
+                    match stream.read(&mut byte).await {
+                        Ok(1) => head.push(byte[0]),
+                        _ => return,
+                    }
+                }
+                seen.lock()
+                    .unwrap()
+                    .push(String::from_utf8_lossy(&head).to_lowercase());
+                let block = vec![b'x'; 64 * 1024];
+                for step in script(n) {
+                    let sent = match step {
+                        Step::Send(bytes) => stream.write_all(&bytes).await,
+                        Step::Flood { times } => {
+                            let mut result = Ok(());
+                            for _ in 0..times {
+                                result = stream.write_all(&block).await;
+                                if result.is_err() {
+                                    break;
+                                }
+                            }
+                            result
+                        }
+                        Step::Stall => {
+                            tokio::time::sleep(std::time::Duration::from_secs(120)).await;
+                            Ok(())
+                        }
+                    };
+                    if sent.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (url, heads)
+}
+
+/// Runs `pillarz <args>` against `url`, killing it if it has not ended within `deadline`.
+/// Returns its output and whether it ended by itself in time.
+async fn run_within(url: &str, args: &[&str], deadline: std::time::Duration) -> (Output, bool) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pillarz"));
+    command
+        .args(args)
+        .env("PILLARZ_URL", url)
+        .env("PILLARZ_TOKENS", "/nonexistent/tokens.json")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    tokio::task::spawn_blocking(move || {
+        let mut child = command.spawn().unwrap();
+        // Drain the pipes on threads so that a chatty child never blocks on them.
+        let mut stdout = child.stdout.take().unwrap();
+        let mut stderr = child.stderr.take().unwrap();
+        let out = std::thread::spawn(move || {
+            let mut v = Vec::new();
+            std::io::Read::read_to_end(&mut stdout, &mut v).unwrap();
+            v
+        });
+        let err = std::thread::spawn(move || {
+            let mut v = Vec::new();
+            std::io::Read::read_to_end(&mut stderr, &mut v).unwrap();
+            v
+        });
+        let started = std::time::Instant::now();
+        let mut in_time = true;
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if started.elapsed() > deadline {
+                in_time = false;
+                child.kill().unwrap();
+                break child.wait().unwrap();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let output = Output {
+            status,
+            stdout: out.join().unwrap(),
+            stderr: err.join().unwrap(),
+        };
+        (output, in_time)
+    })
+    .await
+    .unwrap()
+}
+
+/// An answer that declares a body of 100 GB is refused before its bytes are read, and the
+/// client ends at once with exit 7 instead of reading until its timeout (or memory) runs out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declared_body_over_the_cap_is_refused_at_once() {
+    let (url, _) = fake_server(|_| {
+        vec![
+            text("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100000000000\r\n\r\n"),
+            Step::Flood { times: 256 },
+            Step::Stall,
+        ]
+    })
+    .await;
+    let deadline = std::time::Duration::from_secs(4);
+    let (out, in_time) = run_within(&url, &["show", "x", "--timeout", "5s"], deadline).await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(in_time, "still reading after {deadline:?}");
+    assert_eq!(out.status.code(), Some(7), "{err}");
+    assert!(
+        err.contains("100000000000") && err.contains("bytes"),
+        "{err}"
+    );
+}
+
+/// An answer without a length (chunked) is read up to the cap and no further.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_without_a_length_is_cut_at_the_cap() {
+    let (url, _) = fake_server(|_| {
+        let mut steps = vec![text(
+            "HTTP/1.1 404 Not Found\r\ncontent-type: application/problem+json\r\ntransfer-encoding: chunked\r\n\r\n",
+        )];
+        let block = "x".repeat(60_000);
+        for _ in 0..256 {
+            steps.push(chunk(&block));
+        }
+        steps.push(Step::Stall);
+        steps
+    })
+    .await;
+    let deadline = std::time::Duration::from_secs(4);
+    let (out, in_time) = run_within(&url, &["show", "x", "--timeout", "5s"], deadline).await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(in_time, "still reading after {deadline:?}");
+    assert_eq!(out.status.code(), Some(7), "{err}");
+    assert!(err.contains("bytes"), "{err}");
+}

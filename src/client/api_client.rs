@@ -1,5 +1,8 @@
 //! A thin typed client of the HTTP API over reqwest. Answers come back as JSON values (printed
 //! as they are with `--json`) and are decoded into the shared API types for people.
+//!
+//! The server is not trusted to be well-behaved: a body is read only up to [`MAX_BODY`] bytes
+//! (a hostile answer declaring 100 GB once took the CLI to 1.8 GB of memory).
 
 use std::time::Duration;
 
@@ -8,6 +11,12 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::api::Problem;
+
+/// The most bytes read of one answer. The largest answers
+/// of the API are game views: a game at the service's default move limit (2000 plies) lists
+/// its moves in some tens of KiB. 4 MiB leaves room for a service configured with many times
+/// that limit, and is little enough memory that no server can make the CLI hold more.
+pub const MAX_BODY: usize = 4 << 20;
 
 /// Why a request failed, each with its own exit code (see [`ClientError::exit_code`]).
 #[derive(Debug, thiserror::Error)]
@@ -24,20 +33,31 @@ pub enum ClientError {
     /// The server did not answer in time.
     #[error("the server at {url} did not answer within {secs} s")]
     Timeout { url: String, secs: u64 },
+    /// The answer is larger than the client reads (declared so, or found so while reading).
+    #[error(
+        "the answer from {url} is too large: {} bytes, more than the {limit} bytes read",
+        declared.map_or("over".to_string(), |n| n.to_string())
+    )]
+    TooLarge {
+        url: String,
+        declared: Option<u64>,
+        limit: usize,
+    },
     /// The answer was not what the API promises.
     #[error("unexpected answer from the server: {0}")]
     Protocol(String),
 }
 
 impl ClientError {
-    /// 3: refused (4xx), 4: server error (5xx), 5: network, 6: timeout, 7: protocol.
+    /// 3: refused (4xx), 4: server error (5xx), 5: network, 6: timeout, 7: protocol (an
+    /// answer too large included).
     pub fn exit_code(&self) -> u8 {
         match self {
             ClientError::Refused(_) => 3,
             ClientError::ServerError(_) => 4,
             ClientError::Network { .. } => 5,
             ClientError::Timeout { .. } => 6,
-            ClientError::Protocol(_) => 7,
+            ClientError::TooLarge { .. } | ClientError::Protocol(_) => 7,
         }
     }
 }
@@ -47,6 +67,24 @@ impl ClientError {
 /// is never sent on a connection the server is closing that very moment (it would get no
 /// answer — `IncompleteMessage` — and a move sent that way would be of unknown fate).
 pub const IDLE_CONNECTION: Duration = Duration::from_secs(2);
+
+/// The error for a non-2xx answer: its problem+json, or one made of the status and the start
+/// of the body when a proxy answered in something else.
+fn refusal(status: reqwest::StatusCode, text: &str) -> ClientError {
+    let problem: Problem = serde_json::from_str(text).unwrap_or_else(|_| Problem {
+        kind: String::new(),
+        title: status.to_string(),
+        status: status.as_u16(),
+        code: "http_error".into(),
+        detail: text.chars().take(200).collect(),
+        request_id: None,
+    });
+    if status.is_server_error() {
+        ClientError::ServerError(Box::new(problem))
+    } else {
+        ClientError::Refused(Box::new(problem))
+    }
+}
 
 #[derive(Clone)]
 pub struct ApiClient {
@@ -92,27 +130,37 @@ impl ApiClient {
         }
     }
 
+    /// Reads a whole body, refusing one that declares or reaches more than [`MAX_BODY`].
+    async fn body(&self, mut response: reqwest::Response) -> Result<String, ClientError> {
+        let too_large = |declared| ClientError::TooLarge {
+            url: self.base.clone(),
+            declared,
+            limit: MAX_BODY,
+        };
+        if let Some(declared) = response.content_length()
+            && declared > MAX_BODY as u64
+        {
+            return Err(too_large(Some(declared)));
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| self.transport(e))? {
+            if body.len() + chunk.len() > MAX_BODY {
+                return Err(too_large(None));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(String::from_utf8_lossy(&body).into_owned())
+    }
+
     async fn send(&self, request: reqwest::RequestBuilder) -> Result<Value, ClientError> {
         let response = request.send().await.map_err(|e| self.transport(e))?;
         let status = response.status();
-        let text = response.text().await.map_err(|e| self.transport(e))?;
+        let text = self.body(response).await?;
         if status.is_success() {
             return serde_json::from_str(&text)
                 .map_err(|e| ClientError::Protocol(format!("{e}: {text:.200}")));
         }
-        let problem: Problem = serde_json::from_str(&text).unwrap_or_else(|_| Problem {
-            kind: String::new(),
-            title: status.to_string(),
-            status: status.as_u16(),
-            code: "http_error".into(),
-            detail: text.chars().take(200).collect(),
-            request_id: None,
-        });
-        if status.is_server_error() {
-            Err(ClientError::ServerError(Box::new(problem)))
-        } else {
-            Err(ClientError::Refused(Box::new(problem)))
-        }
+        Err(refusal(status, &text))
     }
 
     /// A non-JSON answer (an SVG board) as text.
@@ -123,18 +171,12 @@ impl ApiClient {
             .send()
             .await
             .map_err(|e| self.transport(e))?;
-        if !response.status().is_success() {
-            let status = response.status();
-            let text = response.text().await.map_err(|e| self.transport(e))?;
-            let problem: Problem = serde_json::from_str(&text)
-                .map_err(|_| ClientError::Protocol(format!("HTTP {status}: {text:.200}")))?;
-            return Err(if status.is_server_error() {
-                ClientError::ServerError(Box::new(problem))
-            } else {
-                ClientError::Refused(Box::new(problem))
-            });
+        let status = response.status();
+        let text = self.body(response).await?;
+        if !status.is_success() {
+            return Err(refusal(status, &text));
         }
-        response.text().await.map_err(|e| self.transport(e))
+        Ok(text)
     }
 
     /// Follows an NDJSON stream (after `last_event_id`, if given), calling `each` per line
@@ -158,7 +200,7 @@ impl ApiClient {
         }
         let mut response = request.send().await.map_err(|e| self.transport(e))?;
         if !response.status().is_success() {
-            let text = response.text().await.map_err(|e| self.transport(e))?;
+            let text = self.body(response).await?;
             let problem: Problem =
                 serde_json::from_str(&text).map_err(|_| ClientError::Protocol(text.clone()))?;
             return Err(ClientError::Refused(Box::new(problem)));

@@ -418,6 +418,11 @@ fn chunk(s: &str) -> Step {
     Step::Send(format!("{:x}\r\n{s}\r\n", s.len()).into_bytes())
 }
 
+const CHUNKED_NDJSON: &str =
+    "HTTP/1.1 200 OK\r\ncontent-type: application/x-ndjson\r\ntransfer-encoding: chunked\r\n\r\n";
+
+const LAST_CHUNK: &str = "0\r\n\r\n";
+
 /// A raw HTTP server on loopback: the n-th connection (from 0) gets `script(n)`. Returns its
 /// URL and the request heads it received, in order.
 async fn fake_server(
@@ -526,6 +531,23 @@ async fn run_within(url: &str, args: &[&str], deadline: std::time::Duration) -> 
     .unwrap()
 }
 
+/// A game view as the stream's `game` line, at `version`, ongoing or finished.
+fn game_line(version: u64, finished: bool, mv: &str) -> String {
+    let view = serde_json::json!({
+        "id": "6a3e7f3a-0000-4000-8000-000000000000", "game": "pyrga", "variants": [],
+        "start_position": "-,-,-,-/-,-,-,-/-,-,-,-/-,-,-,- 1 -",
+        "position": "-,-,-,-/-,-,-,-/-,-,-,-/-,-,-,- 1 -", "turn": "p1", "ply": 0,
+        "version": version, "status": if finished { "finished" } else { "ongoing" },
+        "result": if finished { serde_json::json!("p1") } else { Value::Null },
+        "termination": if finished { serde_json::json!("resign") } else { Value::Null },
+        "moves": [mv], "clock": null, "engine_seats": {}
+    });
+    format!(
+        "{}\n",
+        serde_json::json!({"event": "game", "version": version, "game": view})
+    )
+}
+
 /// An answer that declares a body of 100 GB is refused before its bytes are read, and the
 /// client ends at once with exit 7 instead of reading until its timeout (or memory) runs out.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -570,4 +592,88 @@ async fn a_body_without_a_length_is_cut_at_the_cap() {
     assert!(in_time, "still reading after {deadline:?}");
     assert_eq!(out.status.code(), Some(7), "{err}");
     assert!(err.contains("bytes"), "{err}");
+}
+
+/// A stream that goes silent (no line, not even a heartbeat) for longer than the idle timeout
+/// is given up and resumed after the last version seen.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_resumes_a_stream_that_went_silent() {
+    let (url, heads) = fake_server(|n| match n {
+        0 => vec![
+            text(CHUNKED_NDJSON),
+            chunk(&game_line(2, false, "Sb2")),
+            Step::Stall,
+        ],
+        _ => vec![
+            text(CHUNKED_NDJSON),
+            chunk(&game_line(3, true, "Sb2")),
+            text(LAST_CHUNK),
+        ],
+    })
+    .await;
+    let deadline = std::time::Duration::from_secs(8);
+    let (out, in_time) = run_within(
+        &url,
+        &[
+            "watch",
+            "x",
+            "--json",
+            "--timeout",
+            "2s",
+            "--idle-timeout",
+            "1s",
+        ],
+        deadline,
+    )
+    .await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        in_time,
+        "still waiting on a silent stream after {deadline:?}"
+    );
+    assert!(out.status.success(), "{err}");
+    let heads = heads.lock().unwrap().clone();
+    assert_eq!(heads.len(), 2, "{heads:?}");
+    assert!(heads[1].contains("last-event-id: 2\r\n"), "{}", heads[1]);
+    let versions: Vec<u64> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["version"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(versions, [2, 3]);
+}
+
+/// A line that never ends is refused once it passes the cap, not buffered without end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_refuses_a_line_without_end() {
+    let (url, _) = fake_server(|_| {
+        let mut steps = vec![text(CHUNKED_NDJSON)];
+        let block = "x".repeat(60_000);
+        for _ in 0..256 {
+            steps.push(chunk(&block));
+        }
+        steps.push(Step::Stall);
+        steps
+    })
+    .await;
+    let deadline = std::time::Duration::from_secs(5);
+    let (out, in_time) = run_within(&url, &["watch", "x", "--json"], deadline).await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(in_time, "still buffering a line after {deadline:?}");
+    assert_eq!(out.status.code(), Some(7), "{err}");
+    assert!(err.contains("line"), "{err}");
+}
+
+/// A server that takes the connection and never answers it is given up after `--timeout`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_gives_up_on_a_server_that_never_answers() {
+    let (url, _) = fake_server(|_| vec![Step::Stall]).await;
+    let deadline = std::time::Duration::from_secs(5);
+    let (out, in_time) = run_within(&url, &["watch", "x", "--timeout", "1s"], deadline).await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(in_time, "still waiting for an answer after {deadline:?}");
+    assert_eq!(out.status.code(), Some(6), "{err}");
 }

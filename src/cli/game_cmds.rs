@@ -52,6 +52,18 @@ pub struct IdArgs {
 }
 
 #[derive(Debug, clap::Args)]
+pub struct WatchArgs {
+    /// The game's id.
+    id: String,
+    /// Reconnect when the stream is silent this long (the service sends a heartbeat every
+    /// 15 s by default, so a live stream is never silent for three of them).
+    #[arg(long, default_value = "45s")]
+    idle_timeout: String,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+#[derive(Debug, clap::Args)]
 pub struct MoveArgs {
     /// The game's id.
     id: String,
@@ -358,9 +370,14 @@ pub fn board(args: BoardArgs) -> Result<ExitCode, CliError> {
 /// gives up (waiting 0.25 s, then twice as long each time, at most 5 s: about 20 s in all).
 const WATCH_RESUMES: u32 = 8;
 
-pub fn watch(args: IdArgs) -> Result<ExitCode, CliError> {
+pub fn watch(args: WatchArgs) -> Result<ExitCode, CliError> {
     use crate::client::ClientError;
     let client = args.client.validate()?;
+    let idle = std::time::Duration::from_millis(
+        crate::client::duration::parse_ms(&args.idle_timeout)
+            .map_err(CliError::Usage)?
+            .max(1),
+    );
     let clear = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let path = format!("/v1/games/{}/events", args.id);
     block_on(async {
@@ -380,7 +397,7 @@ pub fn watch(args: IdArgs) -> Result<ExitCode, CliError> {
             let mut heard = false;
             let followed = client
                 .api
-                .follow_lines(&path, last, |line| {
+                .follow_lines(&path, last, idle, |line| {
                     heard = true;
                     let event: StreamLine = serde_json::from_str(line)
                         .map_err(|e| ClientError::Protocol(e.to_string()))?;
@@ -411,10 +428,11 @@ pub fn watch(args: IdArgs) -> Result<ExitCode, CliError> {
             fruitless = if heard { 0 } else { fruitless + 1 };
             match followed {
                 Ok(()) => {}
-                // Cut off, or the server is away or busy for a moment: resume.
+                // Cut off, gone silent, or the server is away or busy for a moment: resume.
                 Err(
                     ClientError::Network { .. }
                     | ClientError::Timeout { .. }
+                    | ClientError::Silent { .. }
                     | ClientError::ServerError(_),
                 ) if game.is_some() && fruitless < WATCH_RESUMES => {}
                 Err(e) => return Err(e.into()),

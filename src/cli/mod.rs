@@ -91,7 +91,7 @@ enum Command {
     /// Play against the server's engine in the terminal.
     Play(play::PlayArgs),
     /// Follow a game live, redrawing the board at every change.
-    Watch(game_cmds::IdArgs),
+    Watch(game_cmds::WatchArgs),
     /// Save a game's board as SVG.
     Board(game_cmds::BoardArgs),
     /// Load-test running replicas (games, readers, analyses) and audit every move.

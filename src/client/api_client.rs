@@ -2,7 +2,9 @@
 //! as they are with `--json`) and are decoded into the shared API types for people.
 //!
 //! The server is not trusted to be well-behaved: a body is read only up to [`MAX_BODY`] bytes
-//! (a hostile answer declaring 100 GB once took the CLI to 1.8 GB of memory).
+//! (a hostile answer declaring 100 GB once took the CLI to 1.8 GB of memory), a stream line
+//! only up to the same, and a stream that falls silent for longer than its idle timeout is
+//! given up (the caller resumes it) instead of waited on for ever.
 
 use std::time::Duration;
 
@@ -12,7 +14,7 @@ use serde_json::Value;
 
 use crate::api::Problem;
 
-/// The most bytes read of one answer. The largest answers
+/// The most bytes read of one answer, or of one line of an event stream. The largest answers
 /// of the API are game views: a game at the service's default move limit (2000 plies) lists
 /// its moves in some tens of KiB. 4 MiB leaves room for a service configured with many times
 /// that limit, and is little enough memory that no server can make the CLI hold more.
@@ -33,6 +35,9 @@ pub enum ClientError {
     /// The server did not answer in time.
     #[error("the server at {url} did not answer within {secs} s")]
     Timeout { url: String, secs: u64 },
+    /// An event stream sent nothing, not even a heartbeat, for this long.
+    #[error("the stream from {url} sent nothing for {idle:?}")]
+    Silent { url: String, idle: Duration },
     /// The answer is larger than the client reads (declared so, or found so while reading).
     #[error(
         "the answer from {url} is too large: {} bytes, more than the {limit} bytes read",
@@ -43,21 +48,26 @@ pub enum ClientError {
         declared: Option<u64>,
         limit: usize,
     },
+    /// A line of an event stream went past the limit without ending.
+    #[error("a line of the stream from {url} passed {limit} bytes without ending")]
+    LineTooLong { url: String, limit: usize },
     /// The answer was not what the API promises.
     #[error("unexpected answer from the server: {0}")]
     Protocol(String),
 }
 
 impl ClientError {
-    /// 3: refused (4xx), 4: server error (5xx), 5: network, 6: timeout, 7: protocol (an
-    /// answer too large included).
+    /// 3: refused (4xx), 4: server error (5xx), 5: network, 6: timeout (or a silent stream),
+    /// 7: protocol (an answer or line too large included).
     pub fn exit_code(&self) -> u8 {
         match self {
             ClientError::Refused(_) => 3,
             ClientError::ServerError(_) => 4,
             ClientError::Network { .. } => 5,
-            ClientError::Timeout { .. } => 6,
-            ClientError::TooLarge { .. } | ClientError::Protocol(_) => 7,
+            ClientError::Timeout { .. } | ClientError::Silent { .. } => 6,
+            ClientError::TooLarge { .. }
+            | ClientError::LineTooLong { .. }
+            | ClientError::Protocol(_) => 7,
         }
     }
 }
@@ -180,12 +190,15 @@ impl ApiClient {
     }
 
     /// Follows an NDJSON stream (after `last_event_id`, if given), calling `each` per line
-    /// until the server ends it. Streams have no overall timeout (the server ends them);
-    /// connecting still does.
+    /// until the server ends it. Streams have no overall timeout (the server ends them), but
+    /// the answer must begin within the client's timeout, and a stream that sends nothing for
+    /// `idle` (the server sends heartbeats) is given up with [`ClientError::Silent`]. A line
+    /// may be at most [`MAX_BODY`] bytes long.
     pub async fn follow_lines(
         &self,
         path: &str,
         last_event_id: Option<u64>,
+        idle: Duration,
         mut each: impl FnMut(&str) -> Result<(), ClientError>,
     ) -> Result<(), ClientError> {
         let http = reqwest::Client::builder()
@@ -198,19 +211,46 @@ impl ApiClient {
         if let Some(version) = last_event_id {
             request = request.header("last-event-id", version.to_string());
         }
-        let mut response = request.send().await.map_err(|e| self.transport(e))?;
+        let mut response = tokio::time::timeout(self.timeout, request.send())
+            .await
+            .map_err(|_| ClientError::Timeout {
+                url: self.base.clone(),
+                secs: self.timeout.as_secs(),
+            })?
+            .map_err(|e| self.transport(e))?;
         if !response.status().is_success() {
             let text = self.body(response).await?;
             let problem: Problem =
                 serde_json::from_str(&text).map_err(|_| ClientError::Protocol(text.clone()))?;
             return Err(ClientError::Refused(Box::new(problem)));
         }
-        let mut buffer = String::new();
-        while let Some(chunk) = response.chunk().await.map_err(|e| self.transport(e))? {
-            buffer.push_str(&String::from_utf8_lossy(&chunk));
-            while let Some(end) = buffer.find('\n') {
-                let line: String = buffer.drain(..=end).collect();
-                each(line.trim())?;
+        // The start of a line whose end has not come yet: only the bytes of each new chunk
+        // are searched for a newline.
+        let mut pending: Vec<u8> = Vec::new();
+        loop {
+            let chunk = tokio::time::timeout(idle, response.chunk())
+                .await
+                .map_err(|_| ClientError::Silent {
+                    url: self.base.clone(),
+                    idle,
+                })?
+                .map_err(|e| self.transport(e))?;
+            let Some(chunk) = chunk else { break };
+            let mut rest: &[u8] = &chunk;
+            loop {
+                let end = rest.iter().position(|&b| b == b'\n');
+                let taken = end.unwrap_or(rest.len());
+                if pending.len() + taken > MAX_BODY {
+                    return Err(ClientError::LineTooLong {
+                        url: self.base.clone(),
+                        limit: MAX_BODY,
+                    });
+                }
+                pending.extend_from_slice(&rest[..taken]);
+                let Some(end) = end else { break };
+                each(String::from_utf8_lossy(&pending).trim())?;
+                pending.clear();
+                rest = &rest[end + 1..];
             }
         }
         Ok(())

@@ -423,6 +423,14 @@ const CHUNKED_NDJSON: &str =
 
 const LAST_CHUNK: &str = "0\r\n\r\n";
 
+/// A complete JSON answer, closing the connection after it.
+fn answer(status: &str, content_type: &str, body: &str) -> Step {
+    text(&format!(
+        "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    ))
+}
+
 /// A raw HTTP server on loopback: the n-th connection (from 0) gets `script(n)`. Returns its
 /// URL and the request heads it received, in order.
 async fn fake_server(
@@ -665,6 +673,45 @@ async fn watch_refuses_a_line_without_end() {
     assert!(in_time, "still buffering a line after {deadline:?}");
     assert_eq!(out.status.code(), Some(7), "{err}");
     assert!(err.contains("line"), "{err}");
+}
+
+/// A server busy for a moment (503) when `watch` reconnects is waited out, as when the
+/// connection is cut, not taken for a refusal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_resumes_after_a_503_on_reconnect() {
+    let (url, heads) = fake_server(|n| match n {
+        0 => vec![
+            text(CHUNKED_NDJSON),
+            chunk(&game_line(2, false, "Sb2")),
+            text(LAST_CHUNK),
+        ],
+        1 => vec![answer(
+            "503 Service Unavailable",
+            "application/problem+json",
+            r#"{"type":"/problems/unavailable","title":"Service Unavailable","status":503,"code":"unavailable","detail":"busy"}"#,
+        )],
+        _ => vec![
+            text(CHUNKED_NDJSON),
+            chunk(&game_line(3, true, "Sb2")),
+            text(LAST_CHUNK),
+        ],
+    })
+    .await;
+    let deadline = std::time::Duration::from_secs(8);
+    let (out, in_time) = run_within(&url, &["watch", "x", "--json"], deadline).await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(in_time, "{err}");
+    assert!(out.status.success(), "exit {:?}: {err}", out.status.code());
+    assert_eq!(heads.lock().unwrap().len(), 3);
+    let versions: Vec<u64> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["version"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(versions, [2, 3]);
 }
 
 /// A server that takes the connection and never answers it is given up after `--timeout`.

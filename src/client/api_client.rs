@@ -218,11 +218,10 @@ impl ApiClient {
                 secs: self.timeout.as_secs(),
             })?
             .map_err(|e| self.transport(e))?;
-        if !response.status().is_success() {
+        let status = response.status();
+        if !status.is_success() {
             let text = self.body(response).await?;
-            let problem: Problem =
-                serde_json::from_str(&text).map_err(|_| ClientError::Protocol(text.clone()))?;
-            return Err(ClientError::Refused(Box::new(problem)));
+            return Err(refusal(status, &text));
         }
         // The start of a line whose end has not come yet: only the bytes of each new chunk
         // are searched for a newline.

@@ -724,3 +724,41 @@ async fn watch_gives_up_on_a_server_that_never_answers() {
     assert!(in_time, "still waiting for an answer after {deadline:?}");
     assert_eq!(out.status.code(), Some(6), "{err}");
 }
+
+/// More analyses in flight than the service's share for one caller (2 here: 2 workers, a
+/// queue of 6) are refused `429` with `Retry-After`; `analyze-batch` waits as it is told and
+/// tries again, and every line succeeds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn analyze_batch_waits_out_the_share_of_the_analysis_pool() {
+    use pillarz::service::quota::Quotas;
+    let mut settings = Settings::for_tests();
+    settings.anon_quotas = Some(Quotas::parse("analysis=600000/min", Quotas::ANONYMOUS).unwrap());
+    settings.analysis.queue = 6;
+    let s = server_with(settings).await;
+    let file = s.tokens.with_file_name("batch.txt");
+    std::fs::write(&file, "-,-,-,-/-,-,-,-/-,-,-,-/-,-,-,- 1 -\n".repeat(8)).unwrap();
+    let out = s
+        .run(
+            &[
+                "analyze-batch",
+                file.to_str().unwrap(),
+                "--game",
+                "pyrga",
+                "--movetime",
+                "300ms",
+                "--concurrency",
+                "4",
+            ],
+            "",
+        )
+        .await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let failed: Vec<&str> = stdout
+        .lines()
+        .filter(|l| !l.contains("\"ok\":true"))
+        .collect();
+    assert!(failed.is_empty(), "{failed:?}");
+    assert_eq!(stdout.lines().count(), 8);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("8 positions, 0 failed"));
+}

@@ -70,8 +70,9 @@ pub struct BatchArgs {
     /// A rules variant for plain position lines (repeatable).
     #[arg(long = "variant")]
     variants: Vec<String>,
-    /// Requests in flight at once.
-    #[arg(long, default_value_t = 4)]
+    /// Requests in flight at once (the service's share of its analysis pool for one caller
+    /// is often 2; more are refused for a moment, then tried again).
+    #[arg(long, default_value_t = 2)]
     concurrency: usize,
     #[command(flatten)]
     limit: LimitArgs,
@@ -150,6 +151,16 @@ pub fn analyze(args: AnalyzeArgs) -> Result<ExitCode, CliError> {
     })
 }
 
+/// How many times one line of `analyze-batch` is tried again after a `429` or `503` whose
+/// `Retry-After` is at most [`BATCH_LONGEST_WAIT`]: the service refuses at once a caller past
+/// its share of the analysis pool, or any caller when pool and queue are full, and asks it to
+/// come back in a second. Ten tries ride out a busy pool for about ten seconds per line.
+const BATCH_RETRIES: u32 = 10;
+
+/// The longest `Retry-After` `analyze-batch` waits out; a longer one (an analysis-time quota
+/// used up for the minute) fails the line with the server's answer.
+const BATCH_LONGEST_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// One input line as a request body, or why it cannot be one.
 fn request_for(line: &str, args: &BatchArgs, limits: &Value) -> Result<Value, String> {
     let trimmed = line.trim();
@@ -181,7 +192,10 @@ async fn analyse_line(api: &ApiClient, n: usize, request: Result<Value, String>)
             return json!({"line": n, "ok": false, "error": {"code": "bad_input", "detail": detail}});
         }
     };
-    match api.post("/v1/analysis", &body, None).await {
+    match api
+        .post_retrying("/v1/analysis", &body, BATCH_RETRIES, BATCH_LONGEST_WAIT)
+        .await
+    {
         Ok(analysis) => {
             json!({"line": n, "ok": true, "position": body["position"], "analysis": analysis})
         }

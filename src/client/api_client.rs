@@ -78,6 +78,25 @@ impl ClientError {
 /// answer — `IncompleteMessage` — and a move sent that way would be of unknown fate).
 pub const IDLE_CONNECTION: Duration = Duration::from_secs(2);
 
+/// A refusal that is only for now: `429` or `503` with the `Retry-After` the server asked for.
+fn retry_after(response: &reqwest::Response) -> Option<Duration> {
+    let status = response.status();
+    if status != reqwest::StatusCode::TOO_MANY_REQUESTS
+        && status != reqwest::StatusCode::SERVICE_UNAVAILABLE
+    {
+        return None;
+    }
+    let secs: u64 = response
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(Duration::from_secs(secs))
+}
+
 /// The error for a non-2xx answer: its problem+json, or one made of the status and the start
 /// of the body when a proxy answered in something else.
 fn refusal(status: reqwest::StatusCode, text: &str) -> ClientError {
@@ -162,15 +181,27 @@ impl ApiClient {
         Ok(String::from_utf8_lossy(&body).into_owned())
     }
 
-    async fn send(&self, request: reqwest::RequestBuilder) -> Result<Value, ClientError> {
-        let response = request.send().await.map_err(|e| self.transport(e))?;
+    /// Sends a request; on failure, also the wait the server asked for before a new try.
+    async fn send_once(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> Result<Value, (ClientError, Option<Duration>)> {
+        let response = request
+            .send()
+            .await
+            .map_err(|e| (self.transport(e), None))?;
         let status = response.status();
-        let text = self.body(response).await?;
+        let wait = retry_after(&response);
+        let text = self.body(response).await.map_err(|e| (e, None))?;
         if status.is_success() {
             return serde_json::from_str(&text)
-                .map_err(|e| ClientError::Protocol(format!("{e}: {text:.200}")));
+                .map_err(|e| (ClientError::Protocol(format!("{e}: {text:.200}")), None));
         }
-        Err(refusal(status, &text))
+        Err((refusal(status, &text), wait))
+    }
+
+    async fn send(&self, request: reqwest::RequestBuilder) -> Result<Value, ClientError> {
+        self.send_once(request).await.map_err(|(e, _)| e)
     }
 
     /// A non-JSON answer (an SVG board) as text.
@@ -270,6 +301,33 @@ impl ApiClient {
             request = request.bearer_auth(token);
         }
         self.send(request).await
+    }
+
+    /// Posts as [`ApiClient::post`] does, but when the server answers `429` or `503` with a
+    /// `Retry-After` of at most `longest_wait`, waits that long and tries again, up to
+    /// `retries` times: such a refusal is only for now (a full analysis pool, a caller's share
+    /// of it), and a batch that stops at it fails lines the server would have done a second
+    /// later. A longer wait (an exhausted quota) is an answer to report, not to wait out.
+    pub async fn post_retrying(
+        &self,
+        path: &str,
+        body: &impl Serialize,
+        retries: u32,
+        longest_wait: Duration,
+    ) -> Result<Value, ClientError> {
+        let mut tries = 0;
+        loop {
+            match self
+                .send_once(self.http.post(self.url(path)).json(body))
+                .await
+            {
+                Err((_, Some(wait))) if tries < retries && wait <= longest_wait => {
+                    tries += 1;
+                    tokio::time::sleep(wait).await;
+                }
+                result => return result.map_err(|(e, _)| e),
+            }
+        }
     }
 }
 

@@ -420,7 +420,6 @@ fn chunk(s: &str) -> Step {
 
 const CHUNKED_NDJSON: &str =
     "HTTP/1.1 200 OK\r\ncontent-type: application/x-ndjson\r\ntransfer-encoding: chunked\r\n\r\n";
-
 const LAST_CHUNK: &str = "0\r\n\r\n";
 
 /// A complete JSON answer, closing the connection after it.
@@ -712,6 +711,96 @@ async fn watch_resumes_after_a_503_on_reconnect() {
         })
         .collect();
     assert_eq!(versions, [2, 3]);
+}
+
+#[test]
+fn terminal_escaping_escapes_control_characters_and_keeps_the_rest() {
+    let text = "a\u{1b}]0;x\u{7}b\u{9b}c\u{7f}\nd é";
+    assert_eq!(
+        pillarz::client::terminal::escape_controls(text, true),
+        "a\\u{1b}]0;x\\u{7}b\\u{9b}c\\u{7f}\nd é"
+    );
+    assert_eq!(
+        pillarz::client::terminal::escape_controls(text, false),
+        "a\\u{1b}]0;x\\u{7}b\\u{9b}c\\u{7f}\\nd é"
+    );
+    assert!(matches!(
+        pillarz::client::terminal::escape_controls("plain", false),
+        std::borrow::Cow::Borrowed(_)
+    ));
+}
+
+#[test]
+fn json_keeps_its_value_without_raw_controls() {
+    let value = serde_json::json!({"detail": "a\u{1b}b\u{9b}c\u{7f}d"});
+    let text = serde_json::to_string(&value).unwrap().replace(':', ":\t\r");
+    let escaped = pillarz::client::terminal::escape_json_controls(&text);
+    assert_eq!(escaped, r#"{"detail":  "a\u001bb\u009bc\u007fd"}"#);
+    let back: serde_json::Value = serde_json::from_str(&escaped).unwrap();
+    assert_eq!(back, value);
+}
+
+/// Terminal control sequences sent by a server (in a problem's detail, in a game's moves)
+/// reach the terminal escaped, never as they are; `--json` keeps them JSON-escaped (DEL and
+/// the C1 controls too, which JSON itself allows raw).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn control_characters_from_a_server_are_escaped_for_the_terminal() {
+    const EVIL: &str = "\u{1b}]0;owned\u{7}\u{1b}[2J\u{9b}31m";
+    let problem = serde_json::json!({"type": "/problems/game_not_found", "title": "Not Found",
+        "status": 404, "code": "game_not_found", "detail": format!("no game {EVIL} here")});
+    let view: Value =
+        serde_json::from_str::<Value>(game_line(2, false, EVIL).trim()).unwrap()["game"].clone();
+    let (problem, view) = (problem.to_string(), view.to_string());
+    let (url, _) = fake_server(move |n| match n {
+        0 => vec![answer(
+            "404 Not Found",
+            "application/problem+json",
+            &problem,
+        )],
+        1 | 2 => vec![answer("200 OK", "application/json", &view)],
+        _ => vec![
+            text(CHUNKED_NDJSON),
+            chunk(&game_line(3, true, EVIL)),
+            text(LAST_CHUNK),
+        ],
+    })
+    .await;
+    let deadline = std::time::Duration::from_secs(5);
+    let is_raw = |bytes: &[u8]| {
+        String::from_utf8_lossy(bytes)
+            .chars()
+            .any(|c| c.is_control() && c != '\n')
+    };
+    let (refused, _) = run_within(&url, &["show", "x"], deadline).await;
+    assert_eq!(refused.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !is_raw(&refused.stderr),
+        "raw control characters in {err:?}"
+    );
+    assert!(err.contains("no game \\u{1b}]0;owned\\u{7}"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+
+    let (shown, _) = run_within(&url, &["show", "x"], deadline).await;
+    assert!(
+        shown.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(!is_raw(&shown.stdout), "raw control characters in {text:?}");
+    assert!(text.contains("moves: \\u{1b}]0;owned"), "{text}");
+
+    let (json, _) = run_within(&url, &["show", "x", "--json"], deadline).await;
+    assert!(!is_raw(&json.stdout));
+    let value: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(value["moves"][0], EVIL, "JSON keeps the string, escaped");
+
+    let (watched, _) = run_within(&url, &["watch", "x", "--json"], deadline).await;
+    assert!(watched.status.success());
+    assert!(!is_raw(&watched.stdout));
+    let line: Value = serde_json::from_slice(&watched.stdout).unwrap();
+    assert_eq!(line["game"]["moves"][0], EVIL);
 }
 
 /// A server that takes the connection and never answers it is given up after `--timeout`.

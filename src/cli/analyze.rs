@@ -118,7 +118,7 @@ fn describe(view: &AnalysisView, raw: &Value) -> String {
             pv.join(" ")
         );
     }
-    out
+    crate::client::terminal::escape_controls(&out, true).into_owned()
 }
 
 pub fn analyze(args: AnalyzeArgs) -> Result<ExitCode, CliError> {

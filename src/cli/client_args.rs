@@ -74,10 +74,9 @@ pub fn block_on<T>(
         .block_on(f)
 }
 
-/// Prints an API answer as pretty JSON.
+/// Prints an API answer as pretty JSON, with no raw control character of the server's left
+/// in it (see `client::terminal`).
 pub fn print_json(value: &Value) {
-    println!(
-        "{}",
-        serde_json::to_string_pretty(value).expect("JSON prints")
-    );
+    let text = serde_json::to_string_pretty(value).expect("JSON prints");
+    println!("{}", crate::client::terminal::escape_json_controls(&text));
 }

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use crate::api::{Catalog, ClockView, CreatedGame, GameView, LegalMoves, Seat, Status, StreamLine};
 use crate::client::api_client::decode;
 use crate::client::duration::{parse_clock, show_ms};
+use crate::client::terminal::escape_controls;
 use crate::client::{board, tokens};
 
 use super::CliError;
@@ -92,7 +93,8 @@ pub fn parse_seat(s: &str) -> Result<Seat, String> {
     Seat::parse(&s.to_ascii_lowercase()).ok_or_else(|| format!("{s:?} is not a seat (p1 or p2)"))
 }
 
-/// The game view as text: board, moves, status and clocks.
+/// The game view as text: board, moves, status and clocks, with the server's strings escaped
+/// for the terminal.
 pub fn describe(view: &GameView) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -130,7 +132,7 @@ pub fn describe(view: &GameView) -> String {
             seat.as_str()
         );
     }
-    out
+    escape_controls(&out, true).into_owned()
 }
 
 pub fn describe_clock(clock: &ClockView) -> String {
@@ -157,7 +159,7 @@ pub fn catalog(args: CatalogArgs) -> Result<ExitCode, CliError> {
         let catalog: Catalog = decode(&value)?;
         for game in &catalog.games {
             let variants: Vec<&str> = game.variants.iter().map(|v| v.name.as_str()).collect();
-            println!(
+            let line = format!(
                 "{:<9} {:<9} variants: {:<18} start: {}",
                 game.game,
                 game.title,
@@ -168,6 +170,7 @@ pub fn catalog(args: CatalogArgs) -> Result<ExitCode, CliError> {
                 },
                 game.start_position
             );
+            println!("{}", escape_controls(&line, false));
         }
         Ok(ExitCode::SUCCESS)
     })
@@ -237,7 +240,7 @@ pub fn moves(args: IdArgs) -> Result<ExitCode, CliError> {
             print_json(&value);
         } else {
             let legal: LegalMoves = decode(&value)?;
-            println!("{}", legal.moves.join(" "));
+            println!("{}", escape_controls(&legal.moves.join(" "), false));
         }
         Ok(ExitCode::SUCCESS)
     })
@@ -302,7 +305,8 @@ pub fn play_move(args: MoveArgs) -> Result<ExitCode, CliError> {
             print_json(&value);
         } else {
             let after: GameView = decode(&value)?;
-            println!("played {}", after.moves.last().map_or("?", String::as_str));
+            let played = after.moves.last().map_or("?", String::as_str);
+            println!("played {}", escape_controls(played, false));
             print!("{}", describe(&after));
         }
         Ok(ExitCode::SUCCESS)
@@ -414,7 +418,7 @@ pub fn watch(args: WatchArgs) -> Result<ExitCode, CliError> {
                         },
                     }
                     if client.json {
-                        println!("{line}");
+                        println!("{}", crate::client::terminal::escape_json_controls(line));
                     } else if let Some(view) = &game {
                         if clear {
                             print!("\x1b[2J\x1b[H");

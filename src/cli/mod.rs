@@ -132,7 +132,12 @@ pub fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            // One line, whatever the server put in its detail (see `client::terminal`).
+            let message = format!("{err:#}");
+            eprintln!(
+                "error: {}",
+                crate::client::terminal::escape_controls(&message, false)
+            );
             ExitCode::from(err.exit_code())
         }
     }

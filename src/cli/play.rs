@@ -12,6 +12,7 @@ use serde_json::json;
 use crate::api::{CreatedGame, GameView, LegalMoves, Seat, Status};
 use crate::client::api_client::decode;
 use crate::client::duration::{parse_clock, show_ms};
+use crate::client::terminal::escape_controls;
 use crate::client::{ClientError, tokens};
 
 use super::CliError;
@@ -101,7 +102,10 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
                             .get(&format!("/v1/games/{id}/legal-moves"))
                             .await?,
                     )?;
-                    println!("legal moves: {}", legal.moves.join(" "));
+                    println!(
+                        "legal moves: {}",
+                        escape_controls(&legal.moves.join(" "), false)
+                    );
                 }
                 "quit" => {
                     println!("left the game {id} open");
@@ -126,12 +130,13 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
                     match answer {
                         Ok(value) => {
                             let after: GameView = decode(&value)?;
-                            println!(
-                                "you played {}",
-                                after.moves.last().map_or("?", String::as_str)
-                            );
+                            let played = after.moves.last().map_or("?", String::as_str);
+                            println!("you played {}", escape_controls(played, false));
                         }
-                        Err(ClientError::Refused(p)) => println!("{}: {}", p.code, p.detail),
+                        Err(ClientError::Refused(p)) => {
+                            let refusal = format!("{}: {}", p.code, p.detail);
+                            println!("{}", escape_controls(&refusal, false));
+                        }
                         Err(e) => return Err(e.into()),
                     }
                 }

@@ -4,6 +4,7 @@
 pub mod api_client;
 pub mod board;
 pub mod duration;
+pub mod terminal;
 pub mod tokens;
 
 pub use api_client::{ApiClient, ClientError};

@@ -39,10 +39,7 @@ pub enum ClientError {
     #[error("the stream from {url} sent nothing for {idle:?}")]
     Silent { url: String, idle: Duration },
     /// The answer is larger than the client reads (declared so, or found so while reading).
-    #[error(
-        "the answer from {url} is too large: {} bytes, more than the {limit} bytes read",
-        declared.map_or("over".to_string(), |n| n.to_string())
-    )]
+    #[error("the answer from {url} {}", too_large(*declared, *limit))]
     TooLarge {
         url: String,
         declared: Option<u64>,
@@ -54,6 +51,14 @@ pub enum ClientError {
     /// The answer was not what the API promises.
     #[error("unexpected answer from the server: {0}")]
     Protocol(String),
+}
+
+/// How [`ClientError::TooLarge`] says what was too large.
+fn too_large(declared: Option<u64>, limit: usize) -> String {
+    match declared {
+        Some(n) => format!("declares {n} bytes, more than the {limit} the client reads"),
+        None => format!("runs past the {limit} bytes the client reads"),
+    }
 }
 
 impl ClientError {

@@ -611,10 +611,18 @@ async fn another_site_cannot_show_the_pages_in_a_frame() {
     // The other site: a page on another port, whose frame shows the path after its `#`.
     let site = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let site_url = format!("http://127.0.0.1:{}/", site.local_addr().unwrap().port());
+    // `loaded` once the frame has loaded what it was sent to: the service's page, or the
+    // browser's error page in its place (both of another origin, unlike the first, empty
+    // document every frame starts with).
     let html = format!(
-        "<!doctype html><iframe onload=\"document.title='loaded'\"></iframe><script>\
-         document.title = ''; document.querySelector('iframe').src = '{}' + location.hash.slice(1);\
-         </script>",
+        "<!doctype html><body><script>\
+         const frame = document.createElement('iframe');\
+         frame.onload = () => {{\
+           try {{ frame.contentWindow.location.href; }} catch {{ document.title = 'loaded'; }}\
+         }};\
+         frame.src = '{}' + location.hash.slice(1);\
+         document.body.appendChild(frame);\
+         </script></body>",
         service.base
     );
     let server = actix_web::HttpServer::new(move || {

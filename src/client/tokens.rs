@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 use std::fs::OpenOptions;
 use std::io::Write;
+#[cfg(unix)]
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
@@ -83,13 +84,11 @@ pub fn save(path: &Path, game: &str, seats: &BTreeMap<Seat, String>) -> Result<(
     };
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let lock_path = lock_path(path);
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .open(&lock_path)
-        .map_err(io(&lock_path))?;
+    let mut options = OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    options.mode(0o600);
+    let lock = options.open(&lock_path).map_err(io(&lock_path))?;
     // Released when `lock` is closed, at the end of this function (or by the kernel if the
     // process dies holding it).
     lock.lock().map_err(io(&lock_path))?;

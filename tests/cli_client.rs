@@ -456,9 +456,18 @@ async fn fake_server(
                         _ => return,
                     }
                 }
-                seen.lock()
-                    .unwrap()
-                    .push(String::from_utf8_lossy(&head).to_lowercase());
+                let head = String::from_utf8_lossy(&head).to_lowercase();
+                // Read the request's body too: a socket closed with unread bytes is reset, and
+                // the reset may reach the client before it read the answer.
+                let length = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length:"))
+                    .map_or(0, |n| n.trim().parse().unwrap());
+                let mut body = vec![0u8; length];
+                if stream.read_exact(&mut body).await.is_err() {
+                    return;
+                }
+                seen.lock().unwrap().push(head);
                 let block = vec![b'x'; 64 * 1024];
                 for step in script(n) {
                     let sent = match step {
@@ -847,4 +856,36 @@ async fn analyze_batch_waits_out_the_share_of_the_analysis_pool() {
     assert_eq!(stdout.lines().count(), 8);
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("8 positions, 0 failed"));
+}
+
+/// `Retry-After: 0` does not make the client send its tries back to back: it waits at least
+/// a quarter of a second between them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_after_of_zero_still_spaces_the_tries() {
+    let body = r#"{"type":"/problems/rate_limited","title":"Too Many Requests","status":429,"code":"rate_limited","detail":"later"}"#;
+    let refused = format!(
+        "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/problem+json\r\nretry-after: 0\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let (url, heads) = fake_server(move |_| vec![text(&refused)]).await;
+    let client = pillarz::client::ApiClient::new(&url, std::time::Duration::from_secs(5));
+    let started = std::time::Instant::now();
+    let result = client
+        .post_retrying(
+            "/v1/analysis",
+            &serde_json::json!({}),
+            4,
+            std::time::Duration::from_secs(10),
+        )
+        .await;
+    assert!(
+        matches!(result, Err(pillarz::client::ClientError::Refused(_))),
+        "{result:?}"
+    );
+    assert_eq!(heads.lock().unwrap().len(), 5, "the first try and 4 more");
+    assert!(
+        started.elapsed() >= std::time::Duration::from_millis(1000),
+        "4 waits took only {:?}",
+        started.elapsed()
+    );
 }

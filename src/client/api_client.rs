@@ -83,7 +83,12 @@ impl ClientError {
 /// answer — `IncompleteMessage` — and a move sent that way would be of unknown fate).
 pub const IDLE_CONNECTION: Duration = Duration::from_secs(2);
 
-/// A refusal that is only for now: `429` or `503` with the `Retry-After` the server asked for.
+/// The shortest wait before a new try, whatever `Retry-After` says: `Retry-After: 0` must not
+/// make a client send its tries back to back.
+pub const SHORTEST_RETRY_WAIT: Duration = Duration::from_millis(250);
+
+/// A refusal that is only for now: `429` or `503` with the `Retry-After` (in seconds) the
+/// server asked for, but at least [`SHORTEST_RETRY_WAIT`].
 fn retry_after(response: &reqwest::Response) -> Option<Duration> {
     let status = response.status();
     if status != reqwest::StatusCode::TOO_MANY_REQUESTS
@@ -99,7 +104,7 @@ fn retry_after(response: &reqwest::Response) -> Option<Duration> {
         .trim()
         .parse()
         .ok()?;
-    Some(Duration::from_secs(secs))
+    Some(Duration::from_secs(secs).max(SHORTEST_RETRY_WAIT))
 }
 
 /// The error for a non-2xx answer: its problem+json, or one made of the status and the start
@@ -326,6 +331,7 @@ impl ApiClient {
                 .send_once(self.http.post(self.url(path)).json(body))
                 .await
             {
+                // `wait` is at least `SHORTEST_RETRY_WAIT` (see `retry_after`).
                 Err((_, Some(wait))) if tries < retries && wait <= longest_wait => {
                     tries += 1;
                     tokio::time::sleep(wait).await;

@@ -809,15 +809,21 @@ async fn control_characters_from_a_server_are_escaped_for_the_terminal() {
     assert_eq!(line["game"]["moves"][0], EVIL);
 }
 
-/// A server that takes the connection and never answers it is given up after `--timeout`.
+/// A server that takes the connection and never answers it is given up after `--timeout`; so
+/// is one that sends a refusal's head at once but never its body (the stream's client has no
+/// overall timeout).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn watch_gives_up_on_a_server_that_never_answers() {
-    let (url, _) = fake_server(|_| vec![Step::Stall]).await;
-    let deadline = std::time::Duration::from_secs(5);
-    let (out, in_time) = run_within(&url, &["watch", "x", "--timeout", "1s"], deadline).await;
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(in_time, "still waiting for an answer after {deadline:?}");
-    assert_eq!(out.status.code(), Some(6), "{err}");
+    const REFUSAL_HEAD: &str = "HTTP/1.1 404 Not Found\r\ncontent-type: application/problem+json\r\ncontent-length: 500\r\n\r\n{";
+    for head in [None, Some(REFUSAL_HEAD)] {
+        let (url, _) =
+            fake_server(move |_| head.map(text).into_iter().chain([Step::Stall]).collect()).await;
+        let deadline = std::time::Duration::from_secs(30);
+        let (out, in_time) = run_within(&url, &["watch", "x", "--timeout", "1s"], deadline).await;
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(in_time, "still waiting after {deadline:?}, sent {head:?}");
+        assert_eq!(out.status.code(), Some(6), "{err}");
+    }
 }
 
 /// More analyses in flight than the service's share for one caller (2 here: 2 workers, a

@@ -232,9 +232,9 @@ impl ApiClient {
 
     /// Follows an NDJSON stream (after `last_event_id`, if given), calling `each` per line
     /// until the server ends it. Streams have no overall timeout (the server ends them), but
-    /// the answer must begin within the client's timeout, and a stream that sends nothing for
-    /// `idle` (the server sends heartbeats) is given up with [`ClientError::Silent`]. A line
-    /// may be at most [`MAX_BODY`] bytes long.
+    /// the answer must begin within the client's timeout (a refusal must also end within it),
+    /// and a stream that sends nothing for `idle` (the server sends heartbeats) is given up
+    /// with [`ClientError::Silent`]. A line may be at most [`MAX_BODY`] bytes long.
     pub async fn follow_lines(
         &self,
         path: &str,
@@ -242,6 +242,10 @@ impl ApiClient {
         idle: Duration,
         mut each: impl FnMut(&str) -> Result<(), ClientError>,
     ) -> Result<(), ClientError> {
+        let timeout = || ClientError::Timeout {
+            url: self.base.clone(),
+            secs: self.timeout.as_secs(),
+        };
         let http = reqwest::Client::builder()
             .connect_timeout(self.timeout)
             .build()
@@ -254,14 +258,15 @@ impl ApiClient {
         }
         let mut response = tokio::time::timeout(self.timeout, request.send())
             .await
-            .map_err(|_| ClientError::Timeout {
-                url: self.base.clone(),
-                secs: self.timeout.as_secs(),
-            })?
+            .map_err(|_| timeout())?
             .map_err(|e| self.transport(e))?;
         let status = response.status();
         if !status.is_success() {
-            let text = self.body(response).await?;
+            // This client has no overall timeout: a refusal whose body never ends would be
+            // waited on for ever.
+            let text = tokio::time::timeout(self.timeout, self.body(response))
+                .await
+                .map_err(|_| timeout())??;
             return Err(refusal(status, &text));
         }
         // The start of a line whose end has not come yet: only the bytes of each new chunk

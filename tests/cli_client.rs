@@ -746,6 +746,13 @@ fn json_keeps_its_value_without_raw_controls() {
     assert_eq!(back, value);
 }
 
+/// Whether output holds a raw control character but a newline.
+fn is_raw(bytes: &[u8]) -> bool {
+    String::from_utf8_lossy(bytes)
+        .chars()
+        .any(|c| c.is_control() && c != '\n')
+}
+
 /// Terminal control sequences sent by a server (in a problem's detail, in a game's moves)
 /// reach the terminal escaped, never as they are; `--json` keeps them JSON-escaped (DEL and
 /// the C1 controls too, which JSON itself allows raw).
@@ -772,11 +779,6 @@ async fn control_characters_from_a_server_are_escaped_for_the_terminal() {
     })
     .await;
     let deadline = std::time::Duration::from_secs(5);
-    let is_raw = |bytes: &[u8]| {
-        String::from_utf8_lossy(bytes)
-            .chars()
-            .any(|c| c.is_control() && c != '\n')
-    };
     let (refused, _) = run_within(&url, &["show", "x"], deadline).await;
     assert_eq!(refused.status.code(), Some(3));
     let err = String::from_utf8_lossy(&refused.stderr);
@@ -893,5 +895,63 @@ async fn a_retry_after_of_zero_still_spaces_the_tries() {
         started.elapsed() >= std::time::Duration::from_millis(1000),
         "4 waits took only {:?}",
         started.elapsed()
+    );
+}
+
+/// The id `new` prints and the lines `analyze-batch` writes come from the server too: they
+/// reach the terminal without a raw control character (DEL and C1 ones included, which JSON
+/// allows raw).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_and_analyze_batch_escape_the_servers_text() {
+    const EVIL: &str = "g\u{1b}]0;owned\u{7}\u{9b}31m\u{7f}";
+    let dir = std::env::temp_dir().join(format!("pillarz-escape-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let _cleanup = TempDir(dir.clone());
+    let deadline = std::time::Duration::from_secs(30);
+
+    let mut view: Value =
+        serde_json::from_str::<Value>(game_line(1, false, "Sb2").trim()).unwrap()["game"].clone();
+    view["id"] = EVIL.into();
+    let created = serde_json::json!({"game": view, "tokens": {"p1": "t1", "p2": "t2"}}).to_string();
+    let (url, _) =
+        fake_server(move |_| vec![answer("201 Created", "application/json", &created)]).await;
+    let tokens = dir.join("tokens.json");
+    let (out, _) = run_within(
+        &url,
+        &["new", "pyrga", "--tokens-file", tokens.to_str().unwrap()],
+        deadline,
+    )
+    .await;
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stderr}");
+    assert!(!is_raw(&out.stdout), "raw control characters in {stdout:?}");
+    assert!(!is_raw(&out.stderr), "raw control characters in {stderr:?}");
+    assert!(stdout.contains("g\\u{1b}]0;owned"), "{stdout}");
+
+    let analysis = serde_json::json!({"best_move": EVIL}).to_string();
+    let (url, _) =
+        fake_server(move |_| vec![answer("200 OK", "application/json", &analysis)]).await;
+    let file = dir.join("batch.txt");
+    std::fs::write(&file, "-,-,-,-/-,-,-,-/-,-,-,-/-,-,-,- 1 -\n").unwrap();
+    let (out, _) = run_within(
+        &url,
+        &["analyze-batch", file.to_str().unwrap(), "--game", "pyrga"],
+        deadline,
+    )
+    .await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!is_raw(&out.stdout), "raw control characters in {stdout:?}");
+    let line: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(
+        line["analysis"]["best_move"], EVIL,
+        "JSON keeps the string, escaped"
     );
 }

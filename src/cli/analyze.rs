@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use crate::api::AnalysisView;
 use crate::client::api_client::decode;
 use crate::client::duration::parse_ms;
+use crate::client::terminal::escape_json_controls;
 use crate::client::{ApiClient, ClientError};
 
 use super::CliError;
@@ -246,7 +247,8 @@ pub fn batch(args: BatchArgs) -> Result<ExitCode, CliError> {
             if result["ok"] != json!(true) {
                 failures += 1;
             }
-            writeln!(out, "{result}").map_err(anyhow::Error::from)?;
+            let line = result.to_string();
+            writeln!(out, "{}", escape_json_controls(&line)).map_err(anyhow::Error::from)?;
             progress.inc(1);
         }
         Ok(failures)

@@ -197,7 +197,7 @@ pub fn new(args: NewArgs) -> Result<ExitCode, CliError> {
         if client.json {
             print_json(&value);
         } else {
-            println!("{}", created.game.id);
+            println!("{}", escape_controls(&created.game.id, false));
             let seats: Vec<&str> = created.tokens.keys().map(|s| s.as_str()).collect();
             eprintln!(
                 "created a {} game; tokens for {} saved to {}",
@@ -363,6 +363,11 @@ pub fn board(args: BoardArgs) -> Result<ExitCode, CliError> {
                 std::fs::write(file, svg)
                     .map_err(|e| CliError::Failure(anyhow::anyhow!("{}: {e}", file.display())))?;
                 eprintln!("wrote {}", file.display());
+            }
+            // To a terminal, the SVG's control characters are escaped as any server text is;
+            // into a pipe or a file it goes byte for byte (it is for a program).
+            None if std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
+                print!("{}", escape_controls(&svg, true));
             }
             None => print!("{svg}"),
         }

@@ -58,8 +58,10 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
         tokens::save(&client.tokens_file, &id, &created.tokens)
             .map_err(|e| CliError::Failure(anyhow::anyhow!(e)))?;
         let token = created.tokens[&args.seat].clone();
+        // The id as the terminal shows it (from the server: its control characters escaped).
+        let shown = escape_controls(&id, false);
         println!(
-            "game {id}: you play {} against the level-{} engine",
+            "game {shown}: you play {} against the level-{} engine",
             args.seat.as_str(),
             args.vs_engine
         );
@@ -90,7 +92,7 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
             std::io::stdout().flush().map_err(anyhow::Error::from)?;
             let Some(line) = read_line(&mut input, ticking.then_some(&view)).await? else {
                 println!();
-                println!("input ended; the game {id} stays open");
+                println!("input ended; the game {shown} stays open");
                 return Ok(ExitCode::SUCCESS);
             };
             match line.trim() {
@@ -108,7 +110,7 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
                     );
                 }
                 "quit" => {
-                    println!("left the game {id} open");
+                    println!("left the game {shown} open");
                     return Ok(ExitCode::SUCCESS);
                 }
                 "resign" => {

@@ -955,3 +955,35 @@ async fn new_and_analyze_batch_escape_the_servers_text() {
         "JSON keeps the string, escaped"
     );
 }
+
+/// When the tokens cannot be saved, the game exists on the server all the same: `new` fails,
+/// but prints the game's seat tokens on stderr first, and they are the game's real tokens.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn new_shows_the_tokens_it_could_not_save() {
+    let s = server().await;
+    let not_a_dir = s.tokens.with_file_name("a-file");
+    std::fs::write(&not_a_dir, "").unwrap();
+    let tokens = not_a_dir.join("tokens.json");
+    let out = s
+        .run(
+            &["new", "pyrga", "--tokens-file", tokens.to_str().unwrap()],
+            "",
+        )
+        .await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let shown: Value = err
+        .lines()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("no tokens on stderr: {err}"));
+    let id = shown["game"].as_str().unwrap();
+    let p1 = shown["tokens"]["p1"].as_str().unwrap();
+    let moved = reqwest::Client::new()
+        .post(format!("{}/v1/games/{id}/moves", s.url))
+        .bearer_auth(p1)
+        .json(&serde_json::json!({"move": "Sb2"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(moved.status(), 200, "the token shown plays the game");
+}

@@ -10,14 +10,14 @@ use tokio::io::AsyncBufReadExt;
 use serde_json::json;
 
 use crate::api::{CreatedGame, GameView, LegalMoves, Seat, Status};
+use crate::client::ClientError;
 use crate::client::api_client::decode;
 use crate::client::duration::{parse_clock, show_ms};
 use crate::client::terminal::escape_controls;
-use crate::client::{ClientError, tokens};
 
 use super::CliError;
 use super::client_args::{ClientArgs, block_on};
-use super::game_cmds::{describe, fetch_view, parse_seat};
+use super::game_cmds::{describe, fetch_view, parse_seat, save_tokens};
 
 #[derive(Debug, clap::Args)]
 pub struct PlayArgs {
@@ -55,8 +55,7 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
     block_on(async {
         let created: CreatedGame = decode(&client.api.post("/v1/games", &body, None).await?)?;
         let id = created.game.id.clone();
-        tokens::save(&client.tokens_file, &id, &created.tokens)
-            .map_err(|e| CliError::Failure(anyhow::anyhow!(e)))?;
+        save_tokens(&client, &created)?;
         let token = created.tokens[&args.seat].clone();
         // The id as the terminal shows it (from the server: its control characters escaped).
         let shown = escape_controls(&id, false);

@@ -14,6 +14,7 @@ use std::io::Write;
 #[cfg(unix)]
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use crate::api::Seat;
 
@@ -74,9 +75,36 @@ fn lock_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// How long [`save`] waits for the lock another process holds before it gives up: a save holds
+/// it for milliseconds, so a lock held this long belongs to a process that is stuck.
+pub const LOCK_WAIT: Duration = Duration::from_secs(10);
+
+/// Takes the exclusive lock on `file`, waiting at most [`LOCK_WAIT`] for it.
+fn lock_within(file: &std::fs::File, path: &Path) -> Result<(), TokenFileError> {
+    let started = Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < LOCK_WAIT => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(io(path)(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!(
+                        "another process has held the lock for over {} s",
+                        LOCK_WAIT.as_secs()
+                    ),
+                )));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io(path)(e)),
+        }
+    }
+}
+
 /// Adds a game's tokens to the file: under an exclusive lock from the read to the rename,
 /// through a temporary file of its own in the same directory, owner-only (0600) from its
-/// creation on.
+/// creation on. The lock is waited for at most [`LOCK_WAIT`].
 pub fn save(path: &Path, game: &str, seats: &BTreeMap<Seat, String>) -> Result<(), TokenFileError> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
@@ -91,7 +119,7 @@ pub fn save(path: &Path, game: &str, seats: &BTreeMap<Seat, String>) -> Result<(
     let lock = options.open(&lock_path).map_err(io(&lock_path))?;
     // Released when `lock` is closed, at the end of this function (or by the kernel if the
     // process dies holding it).
-    lock.lock().map_err(io(&lock_path))?;
+    lock_within(&lock, &lock_path)?;
     let mut all = load(path)?;
     all.insert(game.to_string(), seats.clone());
     let text = serde_json::to_string_pretty(&all).expect("tokens serialize");

@@ -576,7 +576,7 @@ async fn a_declared_body_over_the_cap_is_refused_at_once() {
         ]
     })
     .await;
-    let deadline = std::time::Duration::from_secs(4);
+    let deadline = std::time::Duration::from_secs(30);
     let (out, in_time) = run_within(&url, &["show", "x", "--timeout", "5s"], deadline).await;
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(in_time, "still reading after {deadline:?}");
@@ -599,7 +599,7 @@ async fn a_body_without_a_length_is_cut_at_the_cap() {
         steps
     })
     .await;
-    let deadline = std::time::Duration::from_secs(4);
+    let deadline = std::time::Duration::from_secs(30);
     let (out, in_time) = run_within(&url, &["show", "x", "--timeout", "5s"], deadline).await;
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(in_time, "still reading after {deadline:?}");
@@ -838,6 +838,7 @@ async fn analyze_batch_waits_out_the_share_of_the_analysis_pool() {
     settings.anon_quotas = Some(Quotas::parse("analysis=600000/min", Quotas::ANONYMOUS).unwrap());
     settings.analysis.queue = 6;
     let s = server_with(settings).await;
+    let refused_before = share_refusals(&s).await;
     let file = s.tokens.with_file_name("batch.txt");
     std::fs::write(&file, "-,-,-,-/-,-,-,-/-,-,-,-/-,-,-,- 1 -\n".repeat(8)).unwrap();
     let out = s
@@ -864,6 +865,25 @@ async fn analyze_batch_waits_out_the_share_of_the_analysis_pool() {
     assert_eq!(stdout.lines().count(), 8);
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("8 positions, 0 failed"));
+    assert!(
+        share_refusals(&s).await > refused_before,
+        "no request was refused for the caller's share: the retries were not tested"
+    );
+}
+
+/// How many analyses the service refused (`429`) for a caller's share of the pool, from its
+/// `/metrics` (the process's: only the test above turns quotas on, and with them the share).
+async fn share_refusals(s: &Server) -> u64 {
+    let metrics = reqwest::get(format!("{}/metrics", s.url))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix(r#"pillarz_rate_limited_total{class="analysis_share"} "#))
+        .map_or(0, |n| n.trim().parse().unwrap())
 }
 
 /// `Retry-After: 0` does not make the client send its tries back to back: it waits at least

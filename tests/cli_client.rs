@@ -1007,3 +1007,21 @@ async fn new_shows_the_tokens_it_could_not_save() {
         .unwrap();
     assert_eq!(moved.status(), 200, "the token shown plays the game");
 }
+
+/// `--idle-timeout 0` is a usage error, found before any request is sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_refuses_an_idle_timeout_of_zero() {
+    let (url, heads) = fake_server(|_| vec![Step::Stall]).await;
+    let deadline = std::time::Duration::from_secs(30);
+    let (out, in_time) = run_within(
+        &url,
+        &["watch", "x", "--idle-timeout", "0", "--timeout", "1s"],
+        deadline,
+    )
+    .await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(in_time);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--idle-timeout"), "{err}");
+    assert!(heads.lock().unwrap().is_empty(), "a request was sent");
+}

@@ -393,11 +393,13 @@ const WATCH_RESUMES: u32 = 8;
 pub fn watch(args: WatchArgs) -> Result<ExitCode, CliError> {
     use crate::client::ClientError;
     let client = args.client.validate()?;
-    let idle = std::time::Duration::from_millis(
-        crate::client::duration::parse_ms(&args.idle_timeout)
-            .map_err(CliError::Usage)?
-            .max(1),
-    );
+    let idle_ms = crate::client::duration::parse_ms(&args.idle_timeout).map_err(CliError::Usage)?;
+    if idle_ms == 0 {
+        return Err(CliError::Usage(
+            "--idle-timeout must be at least 1ms".into(),
+        ));
+    }
+    let idle = std::time::Duration::from_millis(idle_ms);
     let clear = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let path = format!("/v1/games/{}/events", args.id);
     block_on(async {

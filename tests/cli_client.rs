@@ -680,21 +680,31 @@ async fn watch_refuses_a_line_without_end() {
     assert!(err.contains("line"), "{err}");
 }
 
-/// A server busy for a moment (503) when `watch` reconnects is waited out, as when the
-/// connection is cut, not taken for a refusal.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn watch_resumes_after_a_503_on_reconnect() {
-    let (url, heads) = fake_server(|n| match n {
+/// A problem+json refusal with this status (`"503 Service Unavailable"`), and a
+/// `Retry-After` if given, closing the connection after it.
+fn refusal(status: &str, retry_after: Option<u64>) -> String {
+    let (code, reason) = status.split_once(' ').unwrap();
+    let body = format!(
+        r#"{{"type":"/problems/x","title":"{reason}","status":{code},"code":"x","detail":"not now"}}"#
+    );
+    let retry_after = retry_after.map_or(String::new(), |s| format!("retry-after: {s}\r\n"));
+    format!(
+        "HTTP/1.1 {status}\r\ncontent-type: application/problem+json\r\n{retry_after}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// `watch` of a game whose first stream ends at version 2, whose reconnection is answered
+/// `answer`, and whose next stream brings its end: it must resume, repeating nothing and
+/// missing nothing. Returns how long it took.
+async fn watch_through_an_answer_on_reconnect(answer: String) -> std::time::Duration {
+    let (url, heads) = fake_server(move |n| match n {
         0 => vec![
             text(CHUNKED_NDJSON),
             chunk(&game_line(2, false, "Sb2")),
             text(LAST_CHUNK),
         ],
-        1 => vec![answer(
-            "503 Service Unavailable",
-            "application/problem+json",
-            r#"{"type":"/problems/unavailable","title":"Service Unavailable","status":503,"code":"unavailable","detail":"busy"}"#,
-        )],
+        1 => vec![text(&answer)],
         _ => vec![
             text(CHUNKED_NDJSON),
             chunk(&game_line(3, true, "Sb2")),
@@ -702,8 +712,10 @@ async fn watch_resumes_after_a_503_on_reconnect() {
         ],
     })
     .await;
-    let deadline = std::time::Duration::from_secs(8);
+    let deadline = std::time::Duration::from_secs(30);
+    let started = std::time::Instant::now();
     let (out, in_time) = run_within(&url, &["watch", "x", "--json"], deadline).await;
+    let took = started.elapsed();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(in_time, "{err}");
     assert!(out.status.success(), "exit {:?}: {err}", out.status.code());
@@ -717,6 +729,14 @@ async fn watch_resumes_after_a_503_on_reconnect() {
         })
         .collect();
     assert_eq!(versions, [2, 3]);
+    took
+}
+
+/// A server busy for a moment (503) when `watch` reconnects is waited out, as when the
+/// connection is cut, not taken for a refusal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_resumes_after_a_503_on_reconnect() {
+    watch_through_an_answer_on_reconnect(refusal("503 Service Unavailable", None)).await;
 }
 
 #[test]
@@ -890,11 +910,7 @@ async fn share_refusals(s: &Server) -> u64 {
 /// a quarter of a second between them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_retry_after_of_zero_still_spaces_the_tries() {
-    let body = r#"{"type":"/problems/rate_limited","title":"Too Many Requests","status":429,"code":"rate_limited","detail":"later"}"#;
-    let refused = format!(
-        "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/problem+json\r\nretry-after: 0\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-        body.len()
-    );
+    let refused = refusal("429 Too Many Requests", Some(0));
     let (url, heads) = fake_server(move |_| vec![text(&refused)]).await;
     let client = pillarz::client::ApiClient::new(&url, std::time::Duration::from_secs(5));
     let started = std::time::Instant::now();
@@ -1024,4 +1040,16 @@ async fn watch_refuses_an_idle_timeout_of_zero() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("--idle-timeout"), "{err}");
     assert!(heads.lock().unwrap().is_empty(), "a request was sent");
+}
+
+/// A `429` on reconnecting (the abandoned stream still counted by the `streams` quota) is
+/// waited out as long as its `Retry-After` asks, then the stream is resumed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_resumes_after_a_429_on_reconnect() {
+    let took =
+        watch_through_an_answer_on_reconnect(refusal("429 Too Many Requests", Some(2))).await;
+    assert!(
+        took >= std::time::Duration::from_secs(2),
+        "Retry-After: 2 was not waited out"
+    );
 }

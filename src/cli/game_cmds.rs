@@ -387,8 +387,27 @@ pub fn board(args: BoardArgs) -> Result<ExitCode, CliError> {
 }
 
 /// How many resumptions in a row `watch` makes when the stream brings nothing, before it
-/// gives up (waiting 0.25 s, then twice as long each time, at most 5 s: about 20 s in all).
+/// gives up (waiting 0.25 s, then twice as long each time, at most 5 s: about 20 s in all;
+/// longer when the server asks for a longer wait).
 const WATCH_RESUMES: u32 = 8;
+
+/// The longest `Retry-After` `watch` waits out before a resumption.
+const WATCH_LONGEST_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Whether `watch` resumes after this error: the stream was cut or fell silent, or the server
+/// is away or busy for a moment (5xx), or refused it for now (429: the `streams` quota still
+/// counting the stream just abandoned, until the server notices it is gone).
+fn resumable(e: &crate::client::ClientError) -> bool {
+    use crate::client::ClientError;
+    match e {
+        ClientError::Network { .. }
+        | ClientError::Timeout { .. }
+        | ClientError::Silent { .. }
+        | ClientError::ServerError(_) => true,
+        ClientError::Refused(problem) => problem.status == 429,
+        _ => false,
+    }
+}
 
 pub fn watch(args: WatchArgs) -> Result<ExitCode, CliError> {
     use crate::client::ClientError;
@@ -407,14 +426,18 @@ pub fn watch(args: WatchArgs) -> Result<ExitCode, CliError> {
         // The server ends a stream after a while, and a proxy or a restart may cut it: resume
         // after the last version seen until the game ends.
         let mut fruitless = 0;
+        // The wait the server asked for (`Retry-After`) before the next resumption.
+        let mut asked = std::time::Duration::ZERO;
         while game
             .as_ref()
             .is_none_or(|view| view.status != Status::Finished)
         {
             if fruitless > 0 {
                 let wait = (250u64 << (fruitless - 1).min(5)).min(5000);
-                tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+                let wait = std::time::Duration::from_millis(wait).max(asked);
+                tokio::time::sleep(wait).await;
             }
+            asked = std::time::Duration::ZERO;
             let last = game.as_ref().map(|view| view.version);
             let mut heard = false;
             let followed = client
@@ -450,14 +473,10 @@ pub fn watch(args: WatchArgs) -> Result<ExitCode, CliError> {
             fruitless = if heard { 0 } else { fruitless + 1 };
             match followed {
                 Ok(()) => {}
-                // Cut off, gone silent, or the server is away or busy for a moment: resume.
-                Err(
-                    ClientError::Network { .. }
-                    | ClientError::Timeout { .. }
-                    | ClientError::Silent { .. }
-                    | ClientError::ServerError(_),
-                ) if game.is_some() && fruitless < WATCH_RESUMES => {}
-                Err(e) => return Err(e.into()),
+                Err((e, wait)) if resumable(&e) && game.is_some() && fruitless < WATCH_RESUMES => {
+                    asked = wait.unwrap_or_default().min(WATCH_LONGEST_WAIT);
+                }
+                Err((e, _)) => return Err(e.into()),
             }
             if fruitless >= WATCH_RESUMES {
                 return Err(ClientError::Protocol(format!(

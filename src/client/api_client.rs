@@ -232,16 +232,29 @@ impl ApiClient {
 
     /// Follows an NDJSON stream (after `last_event_id`, if given), calling `each` per line
     /// until the server ends it. Streams have no overall timeout (the server ends them), but
-    /// the answer must begin within the client's timeout (a refusal must also end within it),
-    /// and a stream that sends nothing for `idle` (the server sends heartbeats) is given up
-    /// with [`ClientError::Silent`]. A line may be at most [`MAX_BODY`] bytes long.
+    /// the answer must begin within the client's timeout (a refusal must also end within
+    /// it), and a stream that sends nothing for `idle` (the server sends heartbeats) is given
+    /// up with [`ClientError::Silent`]. A line may be at most [`MAX_BODY`] bytes long. On a
+    /// refusal, also the wait the server asked for before a new try, as `send_once` gives.
     pub async fn follow_lines(
         &self,
         path: &str,
         last_event_id: Option<u64>,
         idle: Duration,
-        mut each: impl FnMut(&str) -> Result<(), ClientError>,
-    ) -> Result<(), ClientError> {
+        each: impl FnMut(&str) -> Result<(), ClientError>,
+    ) -> Result<(), (ClientError, Option<Duration>)> {
+        let response = self.open_stream(path, last_event_id).await?;
+        self.read_lines(response, idle, each)
+            .await
+            .map_err(|e| (e, None))
+    }
+
+    /// The answer of a stream, once its head came with a 2xx status.
+    async fn open_stream(
+        &self,
+        path: &str,
+        last_event_id: Option<u64>,
+    ) -> Result<reqwest::Response, (ClientError, Option<Duration>)> {
         let timeout = || ClientError::Timeout {
             url: self.base.clone(),
             secs: self.timeout.as_secs(),
@@ -256,19 +269,31 @@ impl ApiClient {
         if let Some(version) = last_event_id {
             request = request.header("last-event-id", version.to_string());
         }
-        let mut response = tokio::time::timeout(self.timeout, request.send())
+        let response = tokio::time::timeout(self.timeout, request.send())
             .await
-            .map_err(|_| timeout())?
-            .map_err(|e| self.transport(e))?;
+            .map_err(|_| (timeout(), None))?
+            .map_err(|e| (self.transport(e), None))?;
         let status = response.status();
-        if !status.is_success() {
-            // This client has no overall timeout: a refusal whose body never ends would be
-            // waited on for ever.
-            let text = tokio::time::timeout(self.timeout, self.body(response))
-                .await
-                .map_err(|_| timeout())??;
-            return Err(refusal(status, &text));
+        if status.is_success() {
+            return Ok(response);
         }
+        // The client of a stream has no overall timeout: a refusal whose body never ends
+        // would be waited on for ever.
+        let wait = retry_after(&response);
+        let text = tokio::time::timeout(self.timeout, self.body(response))
+            .await
+            .map_err(|_| (timeout(), None))?
+            .map_err(|e| (e, None))?;
+        Err((refusal(status, &text), wait))
+    }
+
+    /// Calls `each` per line of a stream until its end (see [`ApiClient::follow_lines`]).
+    async fn read_lines(
+        &self,
+        mut response: reqwest::Response,
+        idle: Duration,
+        mut each: impl FnMut(&str) -> Result<(), ClientError>,
+    ) -> Result<(), ClientError> {
         // The start of a line whose end has not come yet: only the bytes of each new chunk
         // are searched for a newline.
         let mut pending: Vec<u8> = Vec::new();

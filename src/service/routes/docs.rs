@@ -426,11 +426,7 @@ const PAGE: &str = r##"<!doctype html>
 
 pub async fn page() -> HttpResponse {
     // Its "Try it out" sends requests as the visitor: kept out of other sites' frames too.
-    let mut answer = HttpResponse::Ok();
-    for unframed in super::page::UNFRAMED {
-        answer.insert_header(unframed);
-    }
-    answer.content_type("text/html; charset=utf-8").body(PAGE)
+    super::page::unframed_html().body(PAGE)
 }
 
 pub async fn asset(file: web::Path<String>) -> Result<HttpResponse, ApiError> {

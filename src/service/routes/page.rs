@@ -38,22 +38,22 @@ const FILES: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// The headers that keep a page of the service out of other sites' frames: the page holds a
-/// player's seat tokens and a resign button, and another site could show it in a frame of its
-/// own and have its visitor click there (clickjacking). `frame-ancestors` is the standard,
-/// `X-Frame-Options` for browsers older than it.
-pub const UNFRAMED: [(header::HeaderName, &str); 2] = [
-    (header::CONTENT_SECURITY_POLICY, "frame-ancestors 'none'"),
-    (header::X_FRAME_OPTIONS, "DENY"),
-];
-
-pub async fn page() -> HttpResponse {
+/// The start of an answer that is one of the service's HTML pages, with the headers that keep
+/// it out of other sites' frames: the page holds a player's seat tokens and a resign button,
+/// and another site could show it in a frame of its own and have its visitor click there
+/// (clickjacking). `frame-ancestors` is the standard, `X-Frame-Options` for browsers older
+/// than it.
+pub fn unframed_html() -> actix_web::HttpResponseBuilder {
     let mut answer = HttpResponse::Ok();
-    for unframed in UNFRAMED {
-        answer.insert_header(unframed);
-    }
     answer
         .content_type("text/html; charset=utf-8")
+        .insert_header((header::CONTENT_SECURITY_POLICY, "frame-ancestors 'none'"))
+        .insert_header((header::X_FRAME_OPTIONS, "DENY"));
+    answer
+}
+
+pub async fn page() -> HttpResponse {
+    unframed_html()
         .insert_header((header::CACHE_CONTROL, "no-cache"))
         .body(super::slices::body(include_str!("../web/index.html")))
 }

@@ -28,6 +28,7 @@ pub enum ErrorCode {
     NotFound,
     MethodNotAllowed,
     RequestTimeout,
+    ClientClosedRequest,
     NotYourTurn,
     StaleVersion,
     GameOver,
@@ -44,7 +45,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, for the documentation and the `/problems` pages.
-    pub const ALL: [ErrorCode; 24] = [
+    pub const ALL: [ErrorCode; 25] = [
         ErrorCode::BadRequest,
         ErrorCode::BadNotation,
         ErrorCode::BadPosition,
@@ -57,6 +58,7 @@ impl ErrorCode {
         ErrorCode::NotFound,
         ErrorCode::MethodNotAllowed,
         ErrorCode::RequestTimeout,
+        ErrorCode::ClientClosedRequest,
         ErrorCode::NotYourTurn,
         ErrorCode::StaleVersion,
         ErrorCode::GameOver,
@@ -151,6 +153,12 @@ impl ErrorCode {
                 408,
                 "Request timeout",
                 "The request's body did not arrive in time. Send it again, all at once.",
+            ),
+            E::ClientClosedRequest => (
+                "client_closed_request",
+                499,
+                "Client closed request",
+                "The client closed its side of the connection before the answer was ready, and the work it asked for was stopped. No client receives this answer: it is what the logs and metrics show (nginx's 499).",
             ),
             E::NotYourTurn => (
                 "not_your_turn",

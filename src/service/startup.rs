@@ -14,7 +14,7 @@ use super::configuration::{Settings, StoreSettings};
 use super::routes;
 use super::state::AppState;
 use super::store::{MemoryStore, RedisStore, Store, StoreClock, index_lifetime};
-use super::{body_timeout, content_coding, cors, engine_seats, request_id, sweeper};
+use super::{body_timeout, content_coding, cors, engine_seats, peer, request_id, sweeper};
 
 /// How long an idle keep-alive connection stays open. A client that reuses a connection at
 /// the moment the server closes it gets no answer (the request was sent, the connection
@@ -108,6 +108,7 @@ impl Application {
                 .app_data(state.clone())
                 .configure(|cfg| routes::configure(cfg, body_limit))
         })
+        .on_connect(peer::on_connect)
         .client_request_timeout(request_timeout)
         .keep_alive(KEEP_ALIVE)
         .shutdown_timeout(10);

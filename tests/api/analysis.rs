@@ -216,10 +216,18 @@ async fn a_saturated_pool_answers_503_with_retry_after() {
     assert!(busy >= 4, "{busy} refused");
 }
 
-/// Starts an analysis of up to 20 s and resets the connection after 300 ms, as a careless or
-/// hostile client may. (A client that only half-closes is still answered: it may be waiting
-/// for the answer, so its search runs on and is charged as usual.)
-async fn hang_up_on_a_long_analysis(app: &TestApp) {
+/// How a client leaves an analysis it no longer waits for.
+#[derive(Clone, Copy, Debug)]
+enum Leaving {
+    /// A reset (a socket closed with a zero linger time), as a careless or hostile client may.
+    Reset,
+    /// A close with nothing left unread, which sends a FIN: what a client's timeout or an
+    /// interrupted command does, and what a proxy in front does when its own client leaves.
+    Close,
+}
+
+/// Starts an analysis of up to 20 s and leaves it after 300 ms.
+async fn leave_a_long_analysis(app: &TestApp, how: Leaving) {
     use tokio::io::AsyncWriteExt;
     let body = json!({"game": "pilastri", "position": "o,x,o,x,o,x/x,o,x,o,x,o/o,x,o,x,o,x/x,o,x,o,x,o/o,x,o,x,o,x/x,o,x,o,x,o 1", "limits": {"movetime_ms": 20000}}).to_string();
     let port: u16 = app.address.rsplit(':').next().unwrap().parse().unwrap();
@@ -232,8 +240,9 @@ async fn hang_up_on_a_long_analysis(app: &TestApp) {
     );
     socket.write_all(request.as_bytes()).await.unwrap();
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    // Closing with a zero linger time sends a reset.
-    socket.set_zero_linger().unwrap();
+    if let Leaving::Reset = how {
+        socket.set_zero_linger().unwrap();
+    }
     drop(socket);
 }
 
@@ -273,22 +282,24 @@ async fn probe_until(
 }
 
 /// A search keeps a pool worker only while someone waits for it: the worker of a client that
-/// reset its connection is free again long before the search's 20 s.
+/// left (a reset or a close) is free again long before the search's 20 s.
 #[tokio::test]
-async fn a_search_stops_when_its_client_resets_the_connection() {
-    let mut settings = long_searches();
-    settings.analysis.workers = 1;
-    settings.analysis.queue = 0;
-    let app = TestApp::spawn_with(settings).await;
-    hang_up_on_a_long_analysis(&app).await;
-    probe_until(
-        &app,
-        200,
-        &[503],
-        std::time::Duration::from_millis(50),
-        "the pool is still busy with a search nobody waits for",
-    )
-    .await;
+async fn a_search_stops_when_its_client_leaves() {
+    for how in [Leaving::Reset, Leaving::Close] {
+        let mut settings = long_searches();
+        settings.analysis.workers = 1;
+        settings.analysis.queue = 0;
+        let app = TestApp::spawn_with(settings).await;
+        leave_a_long_analysis(&app, how).await;
+        probe_until(
+            &app,
+            200,
+            &[503],
+            std::time::Duration::from_millis(50),
+            &format!("after a {how:?}, the pool is still busy with a search nobody waits for"),
+        )
+        .await;
+    }
 }
 
 /// Resetting the connection does not make a search free: the time it ran is charged to the
@@ -307,7 +318,7 @@ async fn a_search_whose_client_reset_the_connection_is_charged() {
     // is the analysis time's, not the share's).
     settings.analysis.queue = 8;
     let app = TestApp::spawn_with(settings).await;
-    hang_up_on_a_long_analysis(&app).await;
+    leave_a_long_analysis(&app, Leaving::Reset).await;
     // A probe every half second costs about 1 ms of the 150 each; only the abandoned search
     // can exhaust them within 5 s.
     let refused = probe_until(
@@ -325,28 +336,34 @@ async fn a_search_whose_client_reset_the_connection_is_charged() {
     assert_problem(refused, 429, "rate_limited").await;
 }
 
-/// A client that resets its connection while its analysis waits in the queue gives its place
-/// back at once: the next caller waits for the busy worker instead of being refused.
+/// A client that leaves (a reset or a close) while its analysis waits in the queue gives its
+/// place back at once: the next caller waits for the busy worker instead of being refused.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_place_in_the_queue_is_given_back_when_its_client_resets() {
-    let mut settings = long_searches();
-    settings.analysis.workers = 1;
-    settings.analysis.queue = 1;
-    let app = std::sync::Arc::new(TestApp::spawn_with(settings).await);
-    let busy = {
-        let app = app.clone();
-        tokio::spawn(async move {
-            let body = json!({"game": "pillarz", "position": "00000/00o00x0/00000/00x00o0/00000 1",
-                              "limits": {"movetime_ms": 2000}});
-            app.post_json("/v1/analysis", &body).await.status()
-        })
-    };
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    hang_up_on_a_long_analysis(&app).await;
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    let probe = json!({"game": "pillarz", "position": "00000/00o00x0/00000/00x00o0/00000 1",
-                       "limits": {"depth": 1}});
-    let next = app.post_json("/v1/analysis", &probe).await;
-    assert_eq!(next.status(), 200, "the queue's one place was still held");
-    assert_eq!(busy.await.unwrap(), 200);
+async fn a_place_in_the_queue_is_given_back_when_its_client_leaves() {
+    for how in [Leaving::Reset, Leaving::Close] {
+        let mut settings = long_searches();
+        settings.analysis.workers = 1;
+        settings.analysis.queue = 1;
+        let app = std::sync::Arc::new(TestApp::spawn_with(settings).await);
+        let busy = {
+            let app = app.clone();
+            tokio::spawn(async move {
+                let body = json!({"game": "pillarz", "position": "00000/00o00x0/00000/00x00o0/00000 1",
+                                  "limits": {"movetime_ms": 2000}});
+                app.post_json("/v1/analysis", &body).await.status()
+            })
+        };
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        leave_a_long_analysis(&app, how).await;
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        let probe = json!({"game": "pillarz", "position": "00000/00o00x0/00000/00x00o0/00000 1",
+                           "limits": {"depth": 1}});
+        let next = app.post_json("/v1/analysis", &probe).await;
+        assert_eq!(
+            next.status(),
+            200,
+            "after a {how:?}, the queue's one place was still held"
+        );
+        assert_eq!(busy.await.unwrap(), 200);
+    }
 }

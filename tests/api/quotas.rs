@@ -682,6 +682,59 @@ async fn one_caller_holds_at_most_its_event_streams() {
     assert_eq!(status, 200);
 }
 
+/// A stream whose client closes its side of the connection (a FIN, its socket kept open for
+/// reading: the strictest case) ends at once and gives its caller's place back, without
+/// waiting for a heartbeat to find the connection closed.
+#[tokio::test]
+async fn a_stream_gives_its_place_back_as_soon_as_its_client_closes_the_connection() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let within = |secs| std::time::Duration::from_secs(secs);
+    let mut settings = settings_for(None, "");
+    settings.anon_quotas = quotas("streams=1");
+    // No heartbeat within the test: only the close can end the stream.
+    settings.events_heartbeat = within(600);
+    let app = TestApp::spawn_with(settings).await;
+    let path = events_of_a_new_game(&app).await;
+    let port: u16 = app.address.rsplit(':').next().unwrap().parse().unwrap();
+    let mut socket = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    socket.write_all(request.as_bytes()).await.unwrap();
+    let mut seen = Vec::new();
+    while !String::from_utf8_lossy(&seen).contains("event: game") {
+        let mut buffer = [0; 4096];
+        let read = tokio::time::timeout(within(10), socket.read(&mut buffer))
+            .await
+            .expect("the stream's first event")
+            .unwrap();
+        assert!(
+            read > 0,
+            "the stream ended: {}",
+            String::from_utf8_lossy(&seen)
+        );
+        seen.extend_from_slice(&buffer[..read]);
+    }
+    assert_problem(app.get(&path).await, 429, "rate_limited").await;
+
+    socket.shutdown().await.unwrap();
+    // The server ends the stream and then the connection.
+    let mut rest = Vec::new();
+    tokio::time::timeout(within(10), socket.read_to_end(&mut rest))
+        .await
+        .expect("the stream of a client that closed its side went on")
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&rest).ends_with("0\r\n\r\n"),
+        "the stream's end: {rest:?}"
+    );
+    assert_eq!(
+        app.get(&path).await.status(),
+        200,
+        "the place of the ended stream is free"
+    );
+}
+
 async fn create_from(app: &TestApp, forwarded_for: &str) -> u16 {
     app.client
         .post(app.url("/v1/games"))

@@ -13,6 +13,7 @@ use crate::rules::AnyState;
 use crate::service::analysis_pool::Worker;
 use crate::service::error::{ApiError, ErrorCode};
 use crate::service::games;
+use crate::service::peer::{Peer, unless_gone};
 use crate::service::quota::{self, Class};
 use crate::service::state::AppState;
 use crate::wall_clock::WallClock;
@@ -61,7 +62,7 @@ fn check(limits: Limit, multipv: Option<usize>) -> Result<usize, ApiError> {
     }
 }
 
-/// Sets its flag when dropped: a handler dropped before its search ends (the client hung up)
+/// Sets its flag when dropped: a handler dropped before its search ends (the client left)
 /// stops that search.
 struct StopOnDrop(Arc<AtomicBool>);
 
@@ -75,19 +76,22 @@ impl Drop for StopOnDrop {
 /// search takes is known only once it is done), then charges the time it took.
 ///
 /// The handler waits for a worker of the pool; the search and its charge are then a task of
-/// their own, which the handler awaits. A client that hangs up drops the handler: while it
-/// waits, its place in the queue is given back; while it searches, the search stops at its
-/// next look at its limits (no worker thinks for nobody), and the task still charges the time
-/// it ran (hanging up is no way around the quota).
+/// their own, which the handler awaits. A client that leaves (it resets the connection, or
+/// closes its side of it: see `peer`) ends the handler: while it waits, its place in the
+/// queue is given back; while it searches, the search stops at its next look at its limits
+/// (no worker thinks for nobody), and the task still charges the time it ran (leaving is no
+/// way around the quota).
 async fn run(
     state: &web::Data<AppState>,
+    req: &HttpRequest,
     admission: quota::Admission,
     rules: AnyState,
     limits: Limit,
     multipv: usize,
 ) -> Result<HttpResponse, ApiError> {
     let caller = admission.caller.as_ref().map(|caller| caller.id.as_str());
-    let worker = state.analysis.admit(caller).await?;
+    let peer = Peer::of(req);
+    let worker = unless_gone(peer.as_ref(), state.analysis.admit(caller)).await??;
     let stop = Arc::new(AtomicBool::new(false));
     let _hang_up = StopOnDrop(stop.clone());
     let task = actix_web::rt::spawn(search_and_charge(
@@ -99,8 +103,8 @@ async fn run(
         multipv,
         stop,
     ));
-    let analysis = task
-        .await
+    let analysis = unless_gone(peer.as_ref(), task)
+        .await?
         .map_err(|e| ApiError::new(ErrorCode::Internal, format!("analysis failed: {e}")))??;
     let mut response = HttpResponse::Ok();
     for header in admission.headers {
@@ -188,7 +192,7 @@ pub async fn analyse_position(
         Ok(admission) => admission,
         Err(refusal) => return Ok(refusal),
     };
-    run(&state, admission, rules, request.limits, multipv).await
+    run(&state, &req, admission, rules, request.limits, multipv).await
 }
 
 /// Analyse a stored game's current position, its history included.
@@ -223,6 +227,7 @@ pub async fn analyse_game(
     let (loaded, _) = games::read(&state, id).await?;
     run(
         &state,
+        &req,
         admission,
         loaded.game.rules().clone(),
         request.limits,

@@ -9,17 +9,17 @@
 //! is due and nobody else did, and ends after the change that finishes the game. Every stream
 //! is a small state machine on the async workers: idle watchers cost no thread.
 //!
-//! Nothing a client opens is held for ever: a stream also ends when its game is gone (it
+//! Nothing a client opens is held for ever: a stream ends as soon as its client leaves (it
+//! closes its side of the connection, or resets it: see `peer`), when its game is gone (it
 //! expired; noticed at a heartbeat, whose read of the game also says whether the log needs
-//! reading) and after `--events-max-lifetime-secs`, from where the
-//! client resumes with `Last-Event-ID`; and when its caller's place for it was lost (its
-//! lease in Redis) and is taken by another stream. Its heartbeats (which renew that place) and
-//! its lifetime keep their time while a backlog is sent as well, however slowly its client
-//! takes it. A client that stops reading is let go by the kernel
-//! once its receive window has stayed shut for `--stalled-client-timeout-secs` (see
-//! `startup`): actix stops polling a body whose client takes nothing, so the stream itself
-//! would never learn of it. (One that stops reading with room left in its buffers keeps the
-//! stream until its lifetime.)
+//! reading), after `--events-max-lifetime-secs`, from where the client resumes with
+//! `Last-Event-ID`, and when its caller's place for it was lost (its lease in Redis) and is
+//! taken by another stream. Its heartbeats (which renew that place) and its lifetime keep
+//! their time while a backlog is sent as well, however slowly its client takes it. A client
+//! that stops reading is let go by the kernel once its receive window has stayed shut for
+//! `--stalled-client-timeout-secs` (see `startup`): actix stops polling a body whose client
+//! takes nothing, so the stream itself would never learn of it. (One that stops reading with
+//! room left in its buffers keeps the stream until its lifetime.)
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -35,6 +35,7 @@ use crate::api::{GameEvent, Problem};
 use crate::service::domain::{GameId, StoredGame};
 use crate::service::error::{ApiError, ErrorCode};
 use crate::service::games;
+use crate::service::peer::{self, Peer};
 use crate::service::state::AppState;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -71,6 +72,9 @@ struct Watch {
     heartbeat: tokio::time::Interval,
     /// Fires when the stream ends, however lively (`--events-max-lifetime-secs`).
     lifetime: std::pin::Pin<Box<tokio::time::Sleep>>,
+    /// The client's connection: the stream ends as soon as the client closes its side, and
+    /// gives its places back.
+    peer: Option<Peer>,
 }
 
 /// The whole game at `now`, as a `game` event.
@@ -227,6 +231,7 @@ impl Watch {
                     self.refill().await;
                 }
                 _ = &mut self.lifetime => return None,
+                () = peer::gone(self.peer.as_ref()) => return None,
                 _ = self.heartbeat.tick() => return self.beat().await,
                 _ = tokio::time::sleep(RETRY), if self.retry => {
                     self.refill().await;
@@ -405,6 +410,7 @@ pub async fn events(
         changes,
         heartbeat,
         lifetime,
+        peer: Peer::of(&req),
     };
     let stream = futures_util::stream::unfold(watch, |mut w| async move {
         w.next()

@@ -73,3 +73,91 @@ fn every_overlay_renders_and_validates() {
     );
     assert!(prod.contains("replicas: 3") && prod.contains("maxReplicas: 30"));
 }
+
+/// The rendered documents of `overlay`, as JSON (PyYAML parses them: `kubernetes-validate`,
+/// which the tests install, depends on it).
+fn documents(overlay: &str) -> Vec<serde_json::Value> {
+    use std::io::Write;
+    let yaml = render(overlay);
+    let mut python = Command::new("python3")
+        .args([
+            "-c",
+            "import json, sys, yaml; print(json.dumps(list(yaml.safe_load_all(sys.stdin))))",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    python
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(yaml.as_bytes())
+        .unwrap();
+    let out = python.wait_with_output().unwrap();
+    assert!(out.status.success(), "PyYAML could not read {overlay}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The one document of `kind`.
+fn one<'a>(documents: &'a [serde_json::Value], kind: &str) -> &'a serde_json::Value {
+    let mut of_kind = documents.iter().filter(|d| d["kind"] == kind);
+    let found = of_kind.next().unwrap_or_else(|| panic!("no {kind}"));
+    assert!(of_kind.next().is_none(), "more than one {kind}");
+    found
+}
+
+/// Whether a selector's `matchLabels` all appear among `labels`.
+fn selects(selector: &serde_json::Value, labels: &serde_json::Value) -> bool {
+    let wanted = selector["matchLabels"].as_object().expect("matchLabels");
+    !wanted.is_empty() && wanted.iter().all(|(k, v)| labels.get(k) == Some(v))
+}
+
+/// The development Redis has no password: a NetworkPolicy lets the service's pods, and no
+/// other, reach it, on its port only; and its pod is locked down as the service's is.
+#[test]
+fn only_the_service_reaches_the_development_redis() {
+    let dev = documents("dev");
+    let policy = one(&dev, "NetworkPolicy");
+    let redis = &one(&dev, "StatefulSet")["spec"]["template"];
+    let service = &one(&dev, "Deployment")["spec"]["template"];
+    let spec = &policy["spec"];
+    assert!(selects(&spec["podSelector"], &redis["metadata"]["labels"]));
+    assert!(
+        !selects(&spec["podSelector"], &service["metadata"]["labels"]),
+        "the policy is Redis's only"
+    );
+    assert_eq!(
+        spec["policyTypes"],
+        serde_json::json!(["Ingress", "Egress"])
+    );
+    let rules = spec["ingress"].as_array().unwrap();
+    assert_eq!(rules.len(), 1, "one way in");
+    let from = rules[0]["from"].as_array().unwrap();
+    assert_eq!(from.len(), 1);
+    assert!(
+        from[0].get("namespaceSelector").is_none() && from[0].get("ipBlock").is_none(),
+        "pods of this namespace only"
+    );
+    assert!(selects(
+        &from[0]["podSelector"],
+        &service["metadata"]["labels"]
+    ));
+    assert!(!selects(
+        &from[0]["podSelector"],
+        &redis["metadata"]["labels"]
+    ));
+    assert_eq!(
+        rules[0]["ports"],
+        serde_json::json!([{"protocol": "TCP", "port": 6379}])
+    );
+    assert_eq!(spec["egress"], serde_json::json!([]), "Redis calls no one");
+
+    let pod = &redis["spec"];
+    assert_eq!(pod["automountServiceAccountToken"], false);
+    assert_eq!(
+        pod["securityContext"]["seccompProfile"]["type"],
+        "RuntimeDefault"
+    );
+    assert_eq!(pod["securityContext"]["runAsNonRoot"], true);
+}

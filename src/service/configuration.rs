@@ -34,6 +34,11 @@ pub struct ServeArgs {
     /// with --redis).
     #[arg(long, env = "PILLARZ_MEMORY_MAX_GAMES", default_value_t = 100_000)]
     pub memory_max_games: usize,
+    /// Most mebibytes the embedded store's games may take (counted as they are written); when
+    /// full, new games and moves get 503 store_full, as from Redis at its maxmemory (ignored
+    /// with --redis).
+    #[arg(long, env = "PILLARZ_MEMORY_MAX_MB", default_value_t = 1024)]
+    pub memory_max_mb: usize,
     /// Event streams (`/events`) this replica serves at once; beyond that, 503 busy.
     #[arg(long, env = "PILLARZ_MAX_EVENT_STREAMS", default_value_t = 1000)]
     pub max_event_streams: usize,
@@ -163,6 +168,8 @@ pub struct Settings {
     pub max_plies: u64,
     /// The embedded store's capacity, in games.
     pub memory_max_games: usize,
+    /// The embedded store's capacity, in bytes.
+    pub memory_max_bytes: usize,
     /// Concurrent event streams per replica.
     pub max_event_streams: usize,
     /// Time to receive a request's head, and again its body.
@@ -245,8 +252,8 @@ impl Settings {
         if args.max_plies == 0 {
             return Err("--max-plies must be at least 1".into());
         }
-        if args.memory_max_games == 0 {
-            return Err("--memory-max-games must be at least 1".into());
+        if args.memory_max_games == 0 || args.memory_max_mb == 0 {
+            return Err("--memory-max-games and --memory-max-mb must be at least 1".into());
         }
         if args.max_event_streams == 0
             || args.request_timeout_secs == 0
@@ -305,6 +312,7 @@ impl Settings {
             idle_ttl: Duration::from_secs(args.idle_ttl_secs),
             max_plies: args.max_plies,
             memory_max_games: args.memory_max_games,
+            memory_max_bytes: args.memory_max_mb.saturating_mul(1 << 20),
             max_event_streams: args.max_event_streams,
             request_timeout: Duration::from_secs(args.request_timeout_secs),
             body_limit: args.body_limit,
@@ -347,6 +355,7 @@ impl Settings {
             idle_ttl: Duration::from_secs(24 * 3600),
             max_plies: 2000,
             memory_max_games: 10_000,
+            memory_max_bytes: 256 << 20,
             max_event_streams: 1000,
             request_timeout: Duration::from_secs(10),
             body_limit: 16 * 1024,

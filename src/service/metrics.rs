@@ -18,6 +18,7 @@ pub struct Metrics {
     pub engine_failures: IntCounter,
     pub store_errors: IntCounter,
     pub store_games: IntGauge,
+    pub store_bytes: IntGauge,
     pub analysis_queue: IntGauge,
     pub analysis_seconds: HistogramVec,
     pub rate_limited: IntCounterVec,
@@ -68,6 +69,11 @@ fn build() -> Metrics {
         "Games held by the embedded store (0 with Redis)",
     )
     .expect("valid");
+    let store_bytes = IntGauge::new(
+        "memory_store_bytes",
+        "Bytes the embedded store counts its games for, against --memory-max-mb (0 with Redis)",
+    )
+    .expect("valid");
     let analysis_queue =
         IntGauge::new("analysis_queue_depth", "Analyses running or waiting").expect("valid");
     let analysis_seconds = HistogramVec::new(
@@ -96,6 +102,7 @@ fn build() -> Metrics {
         Box::new(engine_failures.clone()),
         Box::new(store_errors.clone()),
         Box::new(store_games.clone()),
+        Box::new(store_bytes.clone()),
         Box::new(analysis_queue.clone()),
         Box::new(analysis_seconds.clone()),
         Box::new(rate_limited.clone()),
@@ -117,6 +124,7 @@ fn build() -> Metrics {
         engine_failures,
         store_errors,
         store_games,
+        store_bytes,
         analysis_queue,
         analysis_seconds,
         rate_limited,

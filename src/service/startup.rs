@@ -63,7 +63,8 @@ impl Application {
         let mut background: Vec<BoxFuture<'static, ()>> = Vec::new();
         let store = match &settings.store {
             StoreSettings::Memory => {
-                let store = MemoryStore::new(settings.memory_max_games, clock);
+                let store =
+                    MemoryStore::new(settings.memory_max_games, settings.memory_max_bytes, clock);
                 background.push(Box::pin(store.sweeper()));
                 Store::Memory(Box::new(store))
             }

@@ -1,6 +1,6 @@
 //! Storage stays bounded: every key has a lifetime, unfinished games expire after an idle
 //! period that every change renews, and the embedded store sweeps by itself and refuses new
-//! games when full.
+//! games, and writes past its bytes, when full.
 
 use std::time::Duration;
 
@@ -246,6 +246,53 @@ async fn the_memory_store_refuses_new_games_when_full() {
     );
     let body = assert_problem(full, 503, "store_full").await;
     assert!(body["detail"].as_str().unwrap().contains('3'), "{body}");
+}
+
+/// A game grows with its moves (its log, its saved answers), so a count of games bounds
+/// nothing useful: the embedded store also counts bytes, and refuses the write that would pass
+/// its budget as Redis at its `maxmemory` does (`503 store_full`), changing nothing; reads go
+/// on.
+#[tokio::test]
+async fn the_memory_store_refuses_moves_past_its_byte_budget() {
+    let mut settings = bounded_memory(10_000, Duration::from_secs(3600));
+    settings.memory_max_bytes = 256 << 10;
+    let app = TestApp::spawn_with(settings).await;
+    let mut played = 0;
+    let refused = 'games: loop {
+        let created = app
+            .post_json("/v1/games", &json!({"game": "alcazar"}))
+            .await;
+        assert_eq!(
+            created.status(),
+            StatusCode::CREATED,
+            "moves fill the store first"
+        );
+        let created: CreatedGame = created.json().await.unwrap();
+        let id = created.game.id.clone();
+        let mut view = created.game.clone();
+        while view.status != pillarz::api::Status::Finished {
+            let moves = app.legal_moves(&id).await;
+            let mv = &moves[view.ply as usize * 7 % moves.len()];
+            let key = format!("k{played}");
+            let answer = move_with_key(&app, &id, &created.tokens[&view.turn], &key, mv).await;
+            if answer.status() == StatusCode::SERVICE_UNAVAILABLE {
+                break 'games (id, view.version, answer);
+            }
+            assert_eq!(answer.status(), StatusCode::OK);
+            view = answer.json().await.unwrap();
+            played += 1;
+            assert!(played < 20_000, "{played} moves and never refused");
+        }
+    };
+    let (id, version, answer) = refused;
+    assert!(answer.headers().contains_key("retry-after"));
+    let body = assert_problem(answer, 503, "store_full").await;
+    assert!(body["detail"].as_str().unwrap().contains("MiB"), "{body}");
+    // About 1,400 moves fit (under 200 bytes each with their answers), not tens of thousands.
+    assert!((300..5_000).contains(&played), "{played} moves");
+    let view = app.view(&id).await;
+    assert_eq!(view.version, version, "the refused move changed nothing");
+    assert!(!app.legal_moves(&id).await.is_empty(), "reads go on");
 }
 
 /// Nobody touches the games: the store's own sweep expires them and frees room.

@@ -121,14 +121,18 @@ async fn the_due_index_is_earliest_first_and_postponed_only_when_due_redis() {
 #[tokio::test]
 async fn the_due_index_is_earliest_first_and_postponed_only_when_due_memory() {
     the_due_index_is_earliest_first_and_postponed_only_when_due(Store::Memory(Box::new(
-        MemoryStore::new(100, StoreClock::default()),
+        MemoryStore::new(100, 1 << 30, StoreClock::default()),
     )))
     .await;
 }
 
 /// An embedded store.
 fn memory_store() -> Store {
-    Store::Memory(Box::new(MemoryStore::new(10, StoreClock::default())))
+    Store::Memory(Box::new(MemoryStore::new(
+        10,
+        1 << 30,
+        StoreClock::default(),
+    )))
 }
 
 async fn a_resent_write_answers_as_applied(store: Store) {

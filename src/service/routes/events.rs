@@ -449,7 +449,11 @@ mod tests {
     /// A game with three moves played, and a stream of it from its start (`Last-Event-ID:
     /// 0`): a backlog of four events, the first of them read.
     async fn a_backlog_after_its_first_event(settings: Settings) -> Pin<Box<BoxBody>> {
-        let store = Store::Memory(Box::new(MemoryStore::new(10, StoreClock::with_skew(0))));
+        let store = Store::Memory(Box::new(MemoryStore::new(
+            10,
+            1 << 20,
+            StoreClock::with_skew(0),
+        )));
         let cache = Arc::new(GameCache::new(1 << 20));
         let state = web::Data::new(AppState::new(store, cache, settings, engine_thinker()));
         let app = test::init_service(

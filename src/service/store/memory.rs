@@ -4,8 +4,12 @@
 //! It is bounded like the Redis store: every game has a lifetime (the idle period while it is
 //! on, the finished lifetime once it is over), a background sweep removes whatever expired
 //! without waiting for anyone to touch it (reads also treat an expired game as gone), and it
-//! holds at most `capacity` games: beyond that, new games are refused with
-//! [`StoreError::Full`] instead of growing until the process dies.
+//! holds at most `capacity` games and `max_bytes` of them: beyond either, what would add to
+//! it is refused with [`StoreError::Full`], as Redis at its `maxmemory` refuses writes,
+//! instead of growing until the process dies. (A count alone bounded nothing useful: a game
+//! may grow to the ply cap, its log and saved answers with it, so 100,000 games could hold
+//! tens of gigabytes.) The bytes are counted as a write adds them, not measured: each entry's
+//! own bytes and a fixed [`ENTRY_OVERHEAD`], the right order of magnitude for a budget.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, Weak};
@@ -24,11 +28,16 @@ const SWEEP_EVERY: Duration = Duration::from_millis(500);
 /// How many write ids a game remembers (a retry comes right after its first attempt).
 const RECENT_WRITES: usize = 2;
 
+/// What an entry (a game, an event, a saved answer, a write id) is counted for besides its
+/// own bytes: its map slot or vector element, its allocations' headers.
+const ENTRY_OVERHEAD: usize = 64;
+
 pub struct MemoryStore {
     inner: Arc<Mutex<Inner>>,
     changes: Changes,
     clock: StoreClock,
     capacity: usize,
+    max_bytes: usize,
 }
 
 struct Game {
@@ -38,6 +47,45 @@ struct Game {
     answers: HashMap<Vec<u8>, Vec<u8>>,
     recent_writes: Vec<String>,
     due: Option<u64>,
+    /// What the game is counted for (see [`ENTRY_OVERHEAD`]).
+    bytes: usize,
+}
+
+impl Game {
+    /// What the game is counted for, from scratch: what `bytes` must always equal.
+    #[cfg(test)]
+    fn counted(&self, id: &str) -> usize {
+        let snapshot = &self.snapshot;
+        ENTRY_OVERHEAD
+            + id.len()
+            + snapshot.header.len()
+            + snapshot.live.len()
+            + snapshot.moves.len()
+            + snapshot.history.len()
+            + self
+                .events
+                .iter()
+                .map(|(_, e)| event_bytes(e))
+                .sum::<usize>()
+            + self
+                .answers
+                .iter()
+                .map(|(slot, value)| answer_bytes(slot, value))
+                .sum::<usize>()
+            + self
+                .recent_writes
+                .iter()
+                .map(|w| ENTRY_OVERHEAD + w.len())
+                .sum::<usize>()
+    }
+}
+
+fn event_bytes(event: &str) -> usize {
+    ENTRY_OVERHEAD + 8 + event.len()
+}
+
+fn answer_bytes(slot: &[u8], value: &[u8]) -> usize {
+    ENTRY_OVERHEAD + slot.len() + value.len()
 }
 
 #[derive(Default)]
@@ -47,6 +95,8 @@ struct Inner {
     /// The due index: `(due time, id)`, and each indexed game's entry.
     due: BTreeSet<(u64, String)>,
     due_of: HashMap<String, u64>,
+    /// The sum of the games' `bytes`.
+    bytes: usize,
 }
 
 impl Inner {
@@ -61,7 +111,9 @@ impl Inner {
     }
 
     fn forget(&mut self, id: &str) {
-        self.games.remove(id);
+        if let Some(game) = self.games.remove(id) {
+            self.bytes -= game.bytes;
+        }
         self.leases.remove(id);
     }
 
@@ -78,12 +130,26 @@ impl Inner {
 
     /// Removes everything that expired.
     fn sweep(&mut self, now: Instant) {
-        self.games.retain(|_, g| g.expires > now);
+        let mut freed = 0;
+        self.games.retain(|_, g| {
+            let keep = g.expires > now;
+            if !keep {
+                freed += g.bytes;
+            }
+            keep
+        });
+        self.bytes -= freed;
         self.leases.retain(|_, (_, until)| *until > now);
         let games = &self.games;
         self.due.retain(|(_, id)| games.contains_key(id));
         self.due_of.retain(|id, _| games.contains_key(id));
+        self.counted();
+    }
+
+    /// Shows the games and bytes held on the metrics.
+    fn counted(&self) {
         METRICS.store_games.set(self.games.len() as i64);
+        METRICS.store_bytes.set(self.bytes as i64);
     }
 }
 
@@ -94,14 +160,27 @@ fn lock(inner: &Mutex<Inner>) -> std::sync::MutexGuard<'_, Inner> {
 }
 
 impl MemoryStore {
-    /// A store that holds at most `capacity` games, keeping time by `clock`.
-    pub fn new(capacity: usize, clock: StoreClock) -> MemoryStore {
+    /// A store that holds at most `capacity` games and `max_bytes` of them, keeping time by
+    /// `clock`.
+    pub fn new(capacity: usize, max_bytes: usize, clock: StoreClock) -> MemoryStore {
         MemoryStore {
             inner: Arc::default(),
             changes: Changes::default(),
             clock,
             capacity: capacity.max(1),
+            max_bytes,
         }
+    }
+
+    /// Refuses to add `bytes` to `inner` past the budget.
+    fn room_for(&self, inner: &Inner, bytes: usize) -> Result<(), StoreError> {
+        if inner.bytes + bytes > self.max_bytes {
+            return Err(StoreError::Full(format!(
+                "the embedded store holds its maximum of {} MiB",
+                self.max_bytes >> 20
+            )));
+        }
+        Ok(())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -141,19 +220,30 @@ impl MemoryStore {
                 self.capacity
             )));
         }
+        let snapshot = c.snapshot;
+        let bytes = ENTRY_OVERHEAD
+            + id.len()
+            + snapshot.header.len()
+            + snapshot.live.len()
+            + snapshot.moves.len()
+            + snapshot.history.len()
+            + event_bytes(c.event);
+        self.room_for(&inner, bytes)?;
         inner.games.insert(
             id.to_string(),
             Game {
-                snapshot: c.snapshot.clone(),
+                snapshot: snapshot.clone(),
                 expires: Instant::now() + c.expire_after,
-                events: vec![(c.snapshot.version, c.event.to_string())],
+                events: vec![(snapshot.version, c.event.to_string())],
                 answers: HashMap::new(),
                 recent_writes: Vec::new(),
                 due: c.due,
+                bytes,
             },
         );
+        inner.bytes += bytes;
         inner.index(id, c.due);
-        METRICS.store_games.set(inner.games.len() as i64);
+        inner.counted();
         drop(inner);
         self.changes.notify(id, c.snapshot.version);
         Ok(CreateOutcome::Created)
@@ -170,22 +260,47 @@ impl MemoryStore {
         }
     }
 
-    pub fn write(&self, id: &str, w: Write<'_>) -> WriteOutcome {
+    /// Writes `w` whole, or refuses it ([`StoreError::Full`]) and changes nothing.
+    pub fn write(&self, id: &str, w: Write<'_>) -> Result<WriteOutcome, StoreError> {
         let mut inner = self.lock();
         let Some(game) = inner.live(id) else {
-            return WriteOutcome::Conflict(None);
+            return Ok(WriteOutcome::Conflict(None));
         };
         if let Some(answer) = w.answer
             && let Some(saved) = game.answers.get(answer.slot)
         {
-            return WriteOutcome::Saved(saved.clone());
+            return Ok(WriteOutcome::Saved(saved.clone()));
         }
         if game.recent_writes.iter().any(|r| r == w.write_id) {
-            return WriteOutcome::Applied;
+            return Ok(WriteOutcome::Applied);
         }
         if game.snapshot.version != w.expected.version {
-            return WriteOutcome::Conflict(Some(Newer::Whole(game.snapshot.clone())));
+            return Ok(WriteOutcome::Conflict(Some(Newer::Whole(
+                game.snapshot.clone(),
+            ))));
         }
+        // What the game is counted for once written: the live part replaced, the rest added,
+        // the oldest write id forgotten.
+        let forgotten: usize = game
+            .recent_writes
+            .iter()
+            .skip(RECENT_WRITES - 1)
+            .map(|r| ENTRY_OVERHEAD + r.len())
+            .sum();
+        let bytes = game.bytes - game.snapshot.live.len() - forgotten
+            + w.live.len()
+            + w.mv.map_or(0, |mv| mv.len() + 1)
+            + w.history_key.map_or(0, |_| 8)
+            + event_bytes(w.event)
+            + w.answer.map_or(0, |a| answer_bytes(a.slot, a.value))
+            + ENTRY_OVERHEAD
+            + w.write_id.len();
+        let grows = bytes.saturating_sub(game.bytes);
+        let before = game.bytes;
+        self.room_for(&inner, grows)?;
+        let game = inner
+            .live(id)
+            .expect("looked up above, under the same lock");
         game.snapshot.version = w.version;
         game.snapshot.live = w.live.to_string();
         if let Some(mv) = w.mv {
@@ -204,10 +319,13 @@ impl MemoryStore {
         game.recent_writes.insert(0, w.write_id.to_string());
         game.recent_writes.truncate(RECENT_WRITES);
         game.due = w.due;
+        game.bytes = bytes;
+        inner.bytes = inner.bytes - before + bytes;
         inner.index(id, w.due);
+        inner.counted();
         drop(inner);
         self.changes.notify(id, w.version);
-        WriteOutcome::Applied
+        Ok(WriteOutcome::Applied)
     }
 
     pub fn saved_answer(&self, id: &str, slot: &[u8]) -> Option<Vec<u8>> {
@@ -270,5 +388,123 @@ impl MemoryStore {
         {
             inner.leases.remove(id);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::store::{Known, SavedAnswer};
+
+    fn snapshot() -> Snapshot {
+        Snapshot {
+            version: 1,
+            header: r#"{"game":"alcazar"}"#.into(),
+            live: "{}".into(),
+            moves: String::new(),
+            history: Vec::new(),
+        }
+    }
+
+    /// The bytes each game and the store are counted for, kept up write by write, equal what
+    /// they hold counted from scratch.
+    fn assert_counted(store: &MemoryStore) {
+        let inner = store.lock();
+        let mut total = 0;
+        for (id, game) in &inner.games {
+            assert_eq!(game.bytes, game.counted(id), "game {id}");
+            total += game.bytes;
+        }
+        assert_eq!(inner.bytes, total, "the store");
+    }
+
+    fn write<'a>(version: u64, live: &'a str, key: &'a [u8], id: &'a str) -> Write<'a> {
+        Write {
+            expected: Known {
+                version: version - 1,
+                history_keys: Some((version - 2) as usize),
+            },
+            version,
+            live,
+            mv: Some("a1b2"),
+            history_key: Some(version),
+            event: r#"{"move":"a1b2"}"#,
+            expire_after: Duration::from_secs(60),
+            answer: Some(SavedAnswer {
+                slot: key,
+                value: b"fingerprint2",
+            }),
+            write_id: id,
+            due: None,
+            now: 0,
+        }
+    }
+
+    #[test]
+    fn bytes_are_counted_write_by_write_as_from_scratch() {
+        let store = MemoryStore::new(10, 1 << 20, StoreClock::default());
+        let creation = |snapshot| Creation {
+            snapshot,
+            event: r#"{"created":true}"#,
+            expire_after: Duration::from_secs(60),
+            due: None,
+            now: 0,
+        };
+        let first = snapshot();
+        store.create("g1", creation(&first)).unwrap();
+        store.create("g2", creation(&first)).unwrap();
+        assert_counted(&store);
+        for version in 2..12u64 {
+            // The live part changes length, write ids come and go, answers pile up.
+            let live = "x".repeat(version as usize * 3 % 7);
+            let key = version.to_le_bytes();
+            let id = format!("write-{version}");
+            let outcome = store.write("g1", write(version, &live, &key, &id)).unwrap();
+            assert_eq!(outcome, WriteOutcome::Applied);
+            assert_counted(&store);
+        }
+        // A resent write and a conflict add nothing.
+        let live = String::new();
+        let key = 11u64.to_le_bytes();
+        let resent = store
+            .write("g1", write(11, &live, &key, "write-11"))
+            .unwrap();
+        assert!(matches!(resent, WriteOutcome::Saved(_)), "{resent:?}");
+        let stale = store.write("g2", write(5, &live, b"other", "w")).unwrap();
+        assert!(
+            matches!(stale, WriteOutcome::Conflict(Some(_))),
+            "{stale:?}"
+        );
+        assert_counted(&store);
+        // Expiry gives the bytes back.
+        store.lock().sweep(Instant::now() + Duration::from_secs(61));
+        assert_eq!(store.lock().bytes, 0);
+    }
+
+    #[test]
+    fn a_write_past_the_budget_is_refused_whole() {
+        let store = MemoryStore::new(10, 1024, StoreClock::default());
+        let first = snapshot();
+        store
+            .create(
+                "g",
+                Creation {
+                    snapshot: &first,
+                    event: "{}",
+                    expire_after: Duration::from_secs(60),
+                    due: None,
+                    now: 0,
+                },
+            )
+            .unwrap();
+        let big = "x".repeat(1024);
+        let refused = store.write("g", write(2, &big, b"k", "w"));
+        assert!(matches!(refused, Err(StoreError::Full(_))), "{refused:?}");
+        let inner = store.lock();
+        let game = &inner.games["g"];
+        assert_eq!(game.snapshot, first, "nothing of the write");
+        assert_eq!(game.events.len(), 1);
+        assert!(game.answers.is_empty() && game.recent_writes.is_empty());
+        assert_eq!(inner.bytes, game.counted("g"));
     }
 }

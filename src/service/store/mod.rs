@@ -179,7 +179,7 @@ impl Store {
     /// Writes a change atomically (see [`Write`]).
     pub async fn write(&self, id: &str, w: Write<'_>) -> Result<WriteOutcome, StoreError> {
         match self {
-            Store::Memory(s) => Ok(s.write(id, w)),
+            Store::Memory(s) => s.write(id, w),
             Store::Redis(s) => s.write(id, w).await,
         }
     }

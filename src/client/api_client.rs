@@ -129,6 +129,10 @@ fn refusal(status: reqwest::StatusCode, text: &str) -> ClientError {
 pub struct ApiClient {
     base: String,
     http: reqwest::Client,
+    /// The client of event streams: only a connect timeout (a stream lasts as long as the
+    /// server keeps it). One for all of them, so that `watch`'s resumptions reuse its
+    /// connections instead of building a client each.
+    streams: reqwest::Client,
     timeout: Duration,
 }
 
@@ -141,6 +145,11 @@ impl ApiClient {
                 .pool_idle_timeout(IDLE_CONNECTION)
                 .build()
                 .expect("a client with a timeout builds"),
+            streams: reqwest::Client::builder()
+                .connect_timeout(timeout)
+                .pool_idle_timeout(IDLE_CONNECTION)
+                .build()
+                .expect("a client with a connect timeout builds"),
             timeout,
         }
     }
@@ -259,11 +268,8 @@ impl ApiClient {
             url: self.base.clone(),
             secs: self.timeout.as_secs(),
         };
-        let http = reqwest::Client::builder()
-            .connect_timeout(self.timeout)
-            .build()
-            .expect("a client builds");
-        let mut request = http
+        let mut request = self
+            .streams
             .get(self.url(path))
             .header("accept", "application/x-ndjson");
         if let Some(version) = last_event_id {

@@ -1048,3 +1048,61 @@ async fn watch_resumes_after_a_429_on_reconnect() {
         "Retry-After: 2 was not waited out"
     );
 }
+
+/// `watch` against a server that answers every stream with `line` and then ends it, so that
+/// no stream brings anything new (nor lasts): it must back off and give up after 8 such
+/// resumptions in a row (exit 7), not reconnect back to back for ever (it once made ~11,000
+/// requests in 5 s, each line reset its backoff). Returns how many requests it made.
+async fn assert_watch_gives_up_on_fruitless_streams(line: String) -> usize {
+    let (url, heads) =
+        fake_server(move |_| vec![text(CHUNKED_NDJSON), chunk(&line), text(LAST_CHUNK)]).await;
+    let deadline = std::time::Duration::from_secs(30);
+    let (out, in_time) = run_within(&url, &["watch", "x", "--json"], deadline).await;
+    let requests = heads.lock().unwrap().len();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        in_time,
+        "still reconnecting after {deadline:?}: {requests} requests"
+    );
+    assert_eq!(out.status.code(), Some(7), "{err}");
+    requests
+}
+
+/// Heartbeats alone (the game is never even sent) are no progress.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_gives_up_on_streams_of_one_heartbeat() {
+    let requests =
+        assert_watch_gives_up_on_fruitless_streams("{\"event\":\"heartbeat\"}\n".into()).await;
+    assert_eq!(requests, 8, "8 fruitless resumptions, then the end");
+}
+
+/// The game at the version already seen, over and over, is no progress either.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_gives_up_on_streams_that_repeat_the_same_version() {
+    let requests = assert_watch_gives_up_on_fruitless_streams(game_line(2, false, "Sb2")).await;
+    assert_eq!(requests, 9, "the first stream (new), then 8 fruitless ones");
+}
+
+/// A server that fakes progress on every stream (a newer version, then the end) is followed,
+/// but its connections are spaced: at most a few a second, not thousands.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_reconnects_at_most_a_few_times_a_second() {
+    let (url, heads) = fake_server(|n| {
+        vec![
+            text(CHUNKED_NDJSON),
+            chunk(&game_line(n as u64 + 1, false, "Sb2")),
+            text(LAST_CHUNK),
+        ]
+    })
+    .await;
+    let (out, in_time) = run_within(
+        &url,
+        &["watch", "x", "--json"],
+        std::time::Duration::from_secs(2),
+    )
+    .await;
+    let requests = heads.lock().unwrap().len();
+    assert!(!in_time, "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(requests <= 10, "{requests} requests in 2 s");
+    assert!(requests >= 2, "watch did not resume after progress");
+}

@@ -386,10 +386,27 @@ pub fn board(args: BoardArgs) -> Result<ExitCode, CliError> {
     })
 }
 
-/// How many resumptions in a row `watch` makes when the stream brings nothing, before it
-/// gives up (waiting 0.25 s, then twice as long each time, at most 5 s: about 20 s in all;
-/// longer when the server asks for a longer wait).
+/// How many fruitless resumptions in a row `watch` makes before it gives up (waiting 0.25 s,
+/// then twice as long each time, at most 5 s: about 20 s in all; longer when the server asks
+/// for a longer wait). A resumption is fruitless unless its stream brought a newer version
+/// of the game or stayed live for [`WATCH_LIVELY_STREAM`].
 const WATCH_RESUMES: u32 = 8;
+
+/// How long after it was asked for a stream must still send a line (a heartbeat will do) to
+/// count as fruitful without a newer version. The service ends a stream after
+/// `--events-max-lifetime-secs` (an hour by default), and a restart or a proxy cuts it: such
+/// a stream, even of a game where nothing happens, was live for longer than this, and its
+/// resumption starts the backoff afresh. It is less than the service's heartbeat period
+/// (15 s), so a resumed stream of an idle game counts from its first heartbeat on. A server
+/// that ends every stream sooner with nothing new (a heartbeat, the version already seen) is
+/// backed off and given up: each line once counted, and `watch` reconnected thousands of
+/// times a second.
+const WATCH_LIVELY_STREAM: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The least time between the starts of two connections of `watch`, whatever its streams
+/// bring: a server that fakes progress (a newer version on every stream) gets at most four
+/// connections a second.
+const WATCH_SPACING: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// The longest `Retry-After` `watch` waits out before a resumption.
 const WATCH_LONGEST_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
@@ -422,28 +439,36 @@ pub fn watch(args: WatchArgs) -> Result<ExitCode, CliError> {
     let clear = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let path = format!("/v1/games/{}/events", args.id);
     block_on(async {
+        use tokio::time::Instant;
         let mut game: Option<GameView> = None;
         // The server ends a stream after a while, and a proxy or a restart may cut it: resume
-        // after the last version seen until the game ends.
+        // after the last version seen until the game ends, backing off after each fruitless
+        // resumption (see `WATCH_RESUMES`).
         let mut fruitless = 0;
         // The wait the server asked for (`Retry-After`) before the next resumption.
         let mut asked = std::time::Duration::ZERO;
+        // The earliest start of the next connection (see `WATCH_SPACING`).
+        let mut next_start = Instant::now();
         while game
             .as_ref()
             .is_none_or(|view| view.status != Status::Finished)
         {
-            if fruitless > 0 {
-                let wait = (250u64 << (fruitless - 1).min(5)).min(5000);
-                let wait = std::time::Duration::from_millis(wait).max(asked);
-                tokio::time::sleep(wait).await;
-            }
+            let backoff = if fruitless > 0 {
+                (250u64 << (fruitless - 1).min(5)).min(5000)
+            } else {
+                0
+            };
+            let wait = std::time::Duration::from_millis(backoff).max(asked);
+            tokio::time::sleep_until(next_start.max(Instant::now() + wait)).await;
             asked = std::time::Duration::ZERO;
+            let started = Instant::now();
+            next_start = started + WATCH_SPACING;
             let last = game.as_ref().map(|view| view.version);
-            let mut heard = false;
+            let mut last_line: Option<Instant> = None;
             let followed = client
                 .api
                 .follow_lines(&path, last, idle, |line| {
-                    heard = true;
+                    last_line = Some(Instant::now());
                     let event: StreamLine = serde_json::from_str(line)
                         .map_err(|e| ClientError::Protocol(e.to_string()))?;
                     match event {
@@ -470,7 +495,9 @@ pub fn watch(args: WatchArgs) -> Result<ExitCode, CliError> {
                     Ok(())
                 })
                 .await;
-            fruitless = if heard { 0 } else { fruitless + 1 };
+            let progress = game.as_ref().map(|view| view.version) > last;
+            let lively = last_line.is_some_and(|at| at - started >= WATCH_LIVELY_STREAM);
+            fruitless = if progress || lively { 0 } else { fruitless + 1 };
             match followed {
                 Ok(()) => {}
                 Err((e, wait)) if resumable(&e) && game.is_some() && fruitless < WATCH_RESUMES => {
@@ -480,7 +507,7 @@ pub fn watch(args: WatchArgs) -> Result<ExitCode, CliError> {
             }
             if fruitless >= WATCH_RESUMES {
                 return Err(ClientError::Protocol(format!(
-                    "the stream ended {WATCH_RESUMES} times in a row without a line"
+                    "the stream ended {WATCH_RESUMES} times in a row without anything new"
                 ))
                 .into());
             }

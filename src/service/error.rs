@@ -224,7 +224,7 @@ impl ErrorCode {
                 "store_full",
                 503,
                 "Store full",
-                "The store holds all it may (the embedded store its --memory-max-games, Redis its maxmemory) and wrote nothing; games expire continually, so try again after Retry-After.",
+                "The store holds all it may (the embedded store its --memory-max-games or --memory-max-mb, Redis its maxmemory) and wrote nothing; games expire continually, so try again after Retry-After.",
             ),
             E::Internal => (
                 "internal",

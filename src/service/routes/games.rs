@@ -28,7 +28,7 @@ use crate::service::state::AppState;
          body = Problem, content_type = "application/problem+json"),
         (status = 408, description = "`request_timeout`: the body did not arrive within the request timeout", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "`payload_too_large`", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`store_unavailable`, with `Retry-After`; `store_full`, with `Retry-After`: the store holds all it may (the embedded store its `--memory-max-games` games, Redis its `maxmemory`); such a create is not counted among the day's games", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`store_unavailable`, with `Retry-After`; `store_full`, with `Retry-After`: the store holds all it may (the embedded store its `--memory-max-games` games or `--memory-max-mb` MiB, Redis its `maxmemory`); such a create is not counted among the day's games", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn create(

@@ -117,11 +117,9 @@ impl Inner {
         self.leases.remove(id);
     }
 
-    fn live(&mut self, id: &str) -> Option<&mut Game> {
-        let expired = self
-            .games
-            .get(id)
-            .is_some_and(|g| g.expires <= Instant::now());
+    /// The game `id` unless it expired by `now` (then it is removed).
+    fn live(&mut self, id: &str, now: Instant) -> Option<&mut Game> {
+        let expired = self.games.get(id).is_some_and(|g| g.expires <= now);
         if expired {
             self.forget(id);
         }
@@ -175,9 +173,12 @@ impl MemoryStore {
     /// Refuses to add `bytes` to `inner` past the budget.
     fn room_for(&self, inner: &Inner, bytes: usize) -> Result<(), StoreError> {
         if inner.bytes + bytes > self.max_bytes {
+            let budget = match self.max_bytes {
+                b if b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+                b => format!("{} KiB", b.div_ceil(1 << 10)),
+            };
             return Err(StoreError::Full(format!(
-                "the embedded store holds its maximum of {} MiB",
-                self.max_bytes >> 20
+                "the embedded store holds its maximum of {budget}"
             )));
         }
         Ok(())
@@ -229,7 +230,8 @@ impl MemoryStore {
             + snapshot.history.len()
             + event_bytes(c.event);
         self.room_for(&inner, bytes)?;
-        inner.games.insert(
+        // Ids are random, so none is taken; were one, the game it replaces is no longer counted.
+        let replaced = inner.games.insert(
             id.to_string(),
             Game {
                 snapshot: snapshot.clone(),
@@ -241,7 +243,7 @@ impl MemoryStore {
                 bytes,
             },
         );
-        inner.bytes += bytes;
+        inner.bytes = inner.bytes - replaced.map_or(0, |g| g.bytes) + bytes;
         inner.index(id, c.due);
         inner.counted();
         drop(inner);
@@ -251,7 +253,7 @@ impl MemoryStore {
 
     pub fn read(&self, id: &str, known: Option<Known>) -> ReadOutcome {
         let mut inner = self.lock();
-        match inner.live(id) {
+        match inner.live(id, Instant::now()) {
             None => ReadOutcome::Missing,
             Some(game) if Some(game.snapshot.version) == known.map(|k| k.version) => {
                 ReadOutcome::Unchanged
@@ -263,7 +265,9 @@ impl MemoryStore {
     /// Writes `w` whole, or refuses it ([`StoreError::Full`]) and changes nothing.
     pub fn write(&self, id: &str, w: Write<'_>) -> Result<WriteOutcome, StoreError> {
         let mut inner = self.lock();
-        let Some(game) = inner.live(id) else {
+        // One reading of the time: the game found live here is the game written below.
+        let now = Instant::now();
+        let Some(game) = inner.live(id, now) else {
             return Ok(WriteOutcome::Conflict(None));
         };
         if let Some(answer) = w.answer
@@ -299,8 +303,9 @@ impl MemoryStore {
         let before = game.bytes;
         self.room_for(&inner, grows)?;
         let game = inner
-            .live(id)
-            .expect("looked up above, under the same lock");
+            .games
+            .get_mut(id)
+            .expect("found live above, under the same lock");
         game.snapshot.version = w.version;
         game.snapshot.live = w.live.to_string();
         if let Some(mv) = w.mv {
@@ -310,7 +315,7 @@ impl MemoryStore {
         if let Some(key) = w.history_key {
             game.snapshot.history.extend(key.to_le_bytes());
         }
-        game.expires = Instant::now() + w.expire_after;
+        game.expires = now + w.expire_after;
         game.events.push((w.version, w.event.to_string()));
         if let Some(answer) = w.answer {
             game.answers
@@ -329,15 +334,21 @@ impl MemoryStore {
     }
 
     pub fn saved_answer(&self, id: &str, slot: &[u8]) -> Option<Vec<u8>> {
-        self.lock().live(id)?.answers.get(slot).cloned()
+        self.lock()
+            .live(id, Instant::now())?
+            .answers
+            .get(slot)
+            .cloned()
     }
 
     pub fn events_after(&self, id: &str, after: u64, limit: usize) -> Vec<(u64, String)> {
         let mut inner = self.lock();
-        inner.live(id).map_or_else(Vec::new, |game| {
-            let start = game.events.partition_point(|(v, _)| *v <= after);
-            game.events[start..].iter().take(limit).cloned().collect()
-        })
+        inner
+            .live(id, Instant::now())
+            .map_or_else(Vec::new, |game| {
+                let start = game.events.partition_point(|(v, _)| *v <= after);
+                game.events[start..].iter().take(limit).cloned().collect()
+            })
     }
 
     pub fn due(&self, now: u64, limit: usize) -> Vec<String> {
@@ -352,7 +363,7 @@ impl MemoryStore {
 
     pub fn fix_due(&self, id: &str) {
         let mut inner = self.lock();
-        let due = inner.live(id).and_then(|g| g.due);
+        let due = inner.live(id, Instant::now()).and_then(|g| g.due);
         inner.index(id, due);
     }
 
@@ -372,7 +383,7 @@ impl MemoryStore {
         inner
             .leases
             .insert(id.to_string(), (owner.to_string(), now + ttl));
-        if inner.live(id).is_some() {
+        if inner.live(id, now).is_some() {
             let after = self.clock.now_ms() + ttl.as_millis() as u64;
             inner.index(id, Some(after));
         }
@@ -476,6 +487,9 @@ mod tests {
             "{stale:?}"
         );
         assert_counted(&store);
+        // A game created again under a taken id is counted once.
+        store.create("g2", creation(&first)).unwrap();
+        assert_counted(&store);
         // Expiry gives the bytes back.
         store.lock().sweep(Instant::now() + Duration::from_secs(61));
         assert_eq!(store.lock().bytes, 0);
@@ -499,7 +513,10 @@ mod tests {
             .unwrap();
         let big = "x".repeat(1024);
         let refused = store.write("g", write(2, &big, b"k", "w"));
-        assert!(matches!(refused, Err(StoreError::Full(_))), "{refused:?}");
+        assert!(
+            matches!(&refused, Err(StoreError::Full(why)) if why.ends_with("maximum of 1 KiB")),
+            "{refused:?}"
+        );
         let inner = store.lock();
         let game = &inner.games["g"];
         assert_eq!(game.snapshot, first, "nothing of the write");

@@ -36,8 +36,8 @@ pub enum StoreError {
     /// The store answered with something that is not a record of ours.
     #[error("{0}")]
     Corrupt(String),
-    /// The store holds all it may (the embedded store its maximum of games, Redis its
-    /// `maxmemory`) and wrote nothing: no new writes until some games expire.
+    /// The store holds all it may (the embedded store its maximum of games or of bytes, Redis
+    /// its `maxmemory`) and wrote nothing: no new writes until some games expire.
     #[error("{0}")]
     Full(String),
 }

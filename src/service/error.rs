@@ -158,7 +158,7 @@ impl ErrorCode {
                 "client_closed_request",
                 499,
                 "Client closed request",
-                "The client closed its side of the connection before the answer was ready, and the work it asked for was stopped. No client receives this answer: it is what the logs and metrics show (nginx's 499).",
+                "The client closed its side of the connection before the answer was ready, and the work it asked for was stopped. It is sent for the logs and metrics (nginx's 499); a client that closed only its sending side may still read it.",
             ),
             E::NotYourTurn => (
                 "not_your_turn",

@@ -10,6 +10,11 @@
 //! and count against its caller's share for nobody. As nginx (its `499`) and Go's `net/http`
 //! (a cancelled request context) do, a closed sending half is taken as the client gone.
 //!
+//! actix can do this itself (`HttpServer::h1_allow_half_closed(false)`), but for every request
+//! of the connection at once: a move whose client sent it and closed its side would be
+//! dropped halfway and never answered, and nothing would be logged. Here only the waits that
+//! can last (a search, a place in a queue, a stream) end, and they end with an answer.
+//!
 //! Each connection's socket is noted when it opens ([`on_connect`]); a handler that waits on
 //! something takes its own handle on that socket ([`Peer::of`]) and waits, with the reactor,
 //! for it to be closed ([`gone`]). Nothing is polled on a timer, so a thousand idle
@@ -44,8 +49,9 @@ pub struct Peer {
 
 impl Peer {
     /// A handle on `req`'s connection (`None` for a request that came without one, as in
-    /// unit tests).
-    pub fn of(req: &HttpRequest) -> Option<Peer> {
+    /// unit tests, or when no file descriptor is left to copy it). Only for a handler of
+    /// `req`, while it runs: that is what keeps the connection's socket open (see below).
+    pub(crate) fn of(req: &HttpRequest) -> Option<Peer> {
         let Socket(fd) = *req.conn_data::<Socket>()?;
         // SAFETY: a handler runs while its connection's dispatcher polls it, and the
         // dispatcher owns the socket, which it closes only when it is itself dropped (with
@@ -101,6 +107,8 @@ pub async fn unless_gone<T>(
     work: impl Future<Output = T>,
 ) -> Result<T, ApiError> {
     tokio::select! {
+        // Work that is done is answered, even if the client left at the same moment.
+        biased;
         done = work => Ok(done),
         () = gone(peer) => Err(ApiError::new(
             ErrorCode::ClientClosedRequest,

@@ -4,13 +4,14 @@ use std::process::ExitCode;
 
 use crate::service::configuration::{ServeArgs, Settings, StoreSettings};
 use crate::service::startup::Application;
-use crate::service::telemetry;
+use crate::service::{open_files, telemetry};
 
 use super::CliError;
 
 pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
     let settings = Settings::from_args(args).map_err(CliError::Usage)?;
     telemetry::init(settings.json_logs);
+    open_files::raise(&settings);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -287,7 +287,13 @@ async fn the_memory_store_refuses_moves_past_its_byte_budget() {
     let (id, version, answer) = refused;
     assert!(answer.headers().contains_key("retry-after"));
     let body = assert_problem(answer, 503, "store_full").await;
-    assert!(body["detail"].as_str().unwrap().contains("MiB"), "{body}");
+    assert!(
+        body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("maximum of 256 KiB"),
+        "{body}"
+    );
     // About 1,400 moves fit (under 200 bytes each with their answers), not tens of thousands.
     assert!((300..5_000).contains(&played), "{played} moves");
     let view = app.view(&id).await;

@@ -5,7 +5,9 @@
 //! (`tests/python/play_all.py`). Both tools come from PyPI (`tests/run` installs them); a missing
 //! or different version fails the test with the command that installs the right one.
 
-use std::net::TcpListener;
+#[path = "common/free_port.rs"]
+mod free_port;
+use free_port::free_port;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -22,14 +24,6 @@ const ST_DEADLINE: Duration = Duration::from_secs(240);
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// A scratch directory, removed when dropped.

@@ -3,8 +3,11 @@
 //! of it (`service::peer`), so a replica that kept such a limit ran out of descriptors long
 //! before its `--max-event-streams`, and then accepted no connection at all, a move's included.
 
+#[path = "common/free_port.rs"]
+mod free_port;
+use free_port::free_port;
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -23,14 +26,6 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// Sends `request` on a new connection and returns it with the answer's head.

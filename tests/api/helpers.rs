@@ -2,6 +2,8 @@
 //! (the same `Application::build` as `pillarz serve`) on port 0.
 
 use std::net::TcpListener;
+
+use crate::free_port::free_port;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -42,14 +44,6 @@ pub struct RedisServer {
     /// With a data directory the server keeps an fsynced append-only file there, so its data
     /// survives a restart.
     data_dir: Option<std::path::PathBuf>,
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 impl RedisServer {

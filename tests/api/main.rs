@@ -10,6 +10,8 @@ mod docs;
 mod errors;
 mod events;
 mod faults;
+#[path = "../common/free_port.rs"]
+mod free_port;
 mod full_games;
 mod games;
 mod helpers;

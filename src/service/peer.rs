@@ -13,7 +13,8 @@
 //! actix can do this itself (`HttpServer::h1_allow_half_closed(false)`), but for every request
 //! of the connection at once: a move whose client sent it and closed its side would be
 //! dropped halfway and never answered, and nothing would be logged. Here only the waits that
-//! can last (a search, a place in a queue, a stream) end, and they end with an answer.
+//! can last (a search, a place in a queue, a stream) end: an analysis with an answer, a stream
+//! (already answered) by ending its body.
 //!
 //! Each connection's socket is noted when it opens ([`on_connect`]); a handler that waits on
 //! something takes its own handle on that socket ([`Peer::of`]) and waits, with the reactor,
@@ -100,8 +101,9 @@ pub async fn gone(peer: Option<&Peer>) {
     }
 }
 
-/// `work`, unless the client of `peer` leaves first: then `client_closed_request`, an answer
-/// that reaches no one but the logs and metrics, and `work` is dropped.
+/// `work`, unless the client of `peer` leaves first: then `work` is dropped and the answer is
+/// `client_closed_request`, for the logs and metrics (a client that closed only its sending
+/// side may still read it).
 pub async fn unless_gone<T>(
     peer: Option<&Peer>,
     work: impl Future<Output = T>,

@@ -19,6 +19,14 @@ const STREAMS: usize = 300;
 struct Server {
     child: Child,
     addr: String,
+    /// What the service printed (its JSON log lines).
+    log: tempfile::NamedTempFile,
+}
+
+impl Server {
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.log.path()).unwrap()
+    }
 }
 
 impl Drop for Server {
@@ -52,7 +60,13 @@ fn get(addr: &str, path: &str) -> std::io::Result<(TcpStream, String)> {
 }
 
 fn start() -> Server {
+    let (_, hard) = rlimit::Resource::NOFILE.get().unwrap();
+    assert!(
+        hard >= 1024,
+        "this test needs a hard open-file limit of at least 1,024 (ulimit -Hn), not {hard}"
+    );
     let port = free_port();
+    let log = tempfile::NamedTempFile::new().unwrap();
     let child = Command::new("prlimit")
         // The soft limit only: the hard one stays what the machine gives.
         .arg(format!("--nofile={SOFT_LIMIT}:"))
@@ -60,17 +74,23 @@ fn start() -> Server {
         .arg("serve")
         .args(["--listen", &format!("127.0.0.1:{port}")])
         .args(["--anon-quotas", "off"])
+        .arg("--json-logs")
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(log.reopen().unwrap())
         .spawn()
-        .expect("prlimit (util-linux) runs");
+        .expect("prlimit runs (util-linux, on every Debian and Ubuntu)");
     let server = Server {
         child,
         addr: format!("127.0.0.1:{port}"),
+        log,
     };
     let deadline = Instant::now() + Duration::from_secs(30);
     while get(&server.addr, "/healthz/live").is_err() {
-        assert!(Instant::now() < deadline, "the service did not start");
+        assert!(
+            Instant::now() < deadline,
+            "the service did not start:\n{}",
+            server.log()
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     server
@@ -79,6 +99,15 @@ fn start() -> Server {
 #[test]
 fn a_replica_under_a_low_open_file_limit_still_serves_its_streams_and_new_connections() {
     let server = start();
+    // It says which limit it serves under: the hard one, not the soft one it was given.
+    let limit = server
+        .log()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|line| line["fields"]["message"] == "open-file limit")
+        .and_then(|line| line["fields"]["limit"].as_u64());
+    let (_, hard) = rlimit::Resource::NOFILE.get().unwrap();
+    assert_eq!(limit, Some(hard), "{}", server.log());
     let body = r#"{"game":"pillarz"}"#;
     let (mut created, head) = ask(
         &server.addr,
@@ -109,7 +138,7 @@ fn a_replica_under_a_low_open_file_limit_still_serves_its_streams_and_new_connec
     let mut streams = Vec::new();
     for n in 0..STREAMS {
         let (stream, head) = get(&server.addr, &format!("/v1/games/{id}/events"))
-            .unwrap_or_else(|e| panic!("stream {n} of {STREAMS}: {e}"));
+            .unwrap_or_else(|e| panic!("stream {n} of {STREAMS}: {e}\n{}", server.log()));
         assert!(head.starts_with("HTTP/1.1 200"), "stream {n}: {head}");
         streams.push(stream);
     }

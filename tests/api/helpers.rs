@@ -2,11 +2,10 @@
 //! (the same `Application::build` as `pillarz serve`) on port 0.
 
 use std::net::TcpListener;
-
-use crate::free_port::free_port;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::free_port::free_port;
 use pillarz::api::{CreatedGame, GameView};
 use pillarz::service::configuration::{Settings, StoreSettings};
 use pillarz::service::startup::Application;

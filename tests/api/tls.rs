@@ -1,7 +1,6 @@
 //! `rediss://`: the service talks to a local `redis-server` over TLS (rustls), with a test
 //! certificate authority made here by the `openssl` CLI, and refuses a server it cannot verify.
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -107,11 +106,7 @@ impl Drop for TlsRedis {
 }
 
 fn start_tls_redis(dir: &Path) -> TlsRedis {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = crate::free_port::free_port();
     let child = Command::new("redis-server")
         .args([
             "--port",

@@ -21,6 +21,8 @@ struct Server {
     addr: String,
     /// What the service printed (its JSON log lines).
     log: tempfile::NamedTempFile,
+    /// The hard limit it was started under, which it should raise its soft limit to.
+    hard_limit: u64,
 }
 
 impl Server {
@@ -60,10 +62,10 @@ fn get(addr: &str, path: &str) -> std::io::Result<(TcpStream, String)> {
 }
 
 fn start() -> Server {
-    let (_, hard) = rlimit::Resource::NOFILE.get().unwrap();
+    let (_, hard_limit) = rlimit::Resource::NOFILE.get().unwrap();
     assert!(
-        hard >= 1024,
-        "this test needs a hard open-file limit of at least 1,024 (ulimit -Hn), not {hard}"
+        hard_limit >= 1024,
+        "this test needs a hard open-file limit of at least 1,024 (ulimit -Hn), not {hard_limit}"
     );
     let port = free_port();
     let log = tempfile::NamedTempFile::new().unwrap();
@@ -83,6 +85,7 @@ fn start() -> Server {
         child,
         addr: format!("127.0.0.1:{port}"),
         log,
+        hard_limit,
     };
     let deadline = Instant::now() + Duration::from_secs(30);
     while get(&server.addr, "/healthz/live").is_err() {
@@ -106,8 +109,7 @@ fn a_replica_under_a_low_open_file_limit_still_serves_its_streams_and_new_connec
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
         .find(|line| line["fields"]["message"] == "open-file limit")
         .and_then(|line| line["fields"]["limit"].as_u64());
-    let (_, hard) = rlimit::Resource::NOFILE.get().unwrap();
-    assert_eq!(limit, Some(hard), "{}", server.log());
+    assert_eq!(limit, Some(server.hard_limit), "{}", server.log());
     let body = r#"{"game":"pillarz"}"#;
     let (mut created, head) = ask(
         &server.addr,

@@ -4,10 +4,10 @@
 //! `pillarz serve` and the tests), `routes/<resource>`, `games` (the compare-and-set loop),
 //! `cache` (this replica's decoded games), `engine_seats` (the service's own players),
 //! `sweeper` (games that progress with nobody asking), `body_timeout` and `content_coding`
-//! (what a request's body may be), `peer` (whether a request's client is still there), `open_files` (the process's limit, raised
-//! before serving), `domain` (validated types and the
-//! stored game), `store` (memory or Redis), `error` (the one table of error codes), `respond` (how an
-//! error becomes an answer).
+//! (what a request's body may be), `peer` (whether a request's client is still there),
+//! `open_files` (the process's limit, raised before serving), `domain` (validated types and
+//! the stored game), `store` (memory or Redis), `error` (the one table of error codes),
+//! `respond` (how an error becomes an answer).
 
 pub mod analysis_pool;
 pub mod body_timeout;

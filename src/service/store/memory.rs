@@ -117,9 +117,11 @@ impl Inner {
         self.leases.remove(id);
     }
 
-    /// The game `id` unless it expired by `now` (then it is removed).
-    fn live(&mut self, id: &str, now: Instant) -> Option<&mut Game> {
-        let expired = self.games.get(id).is_some_and(|g| g.expires <= now);
+    fn live(&mut self, id: &str) -> Option<&mut Game> {
+        let expired = self
+            .games
+            .get(id)
+            .is_some_and(|g| g.expires <= Instant::now());
         if expired {
             self.forget(id);
         }
@@ -253,7 +255,7 @@ impl MemoryStore {
 
     pub fn read(&self, id: &str, known: Option<Known>) -> ReadOutcome {
         let mut inner = self.lock();
-        match inner.live(id, Instant::now()) {
+        match inner.live(id) {
             None => ReadOutcome::Missing,
             Some(game) if Some(game.snapshot.version) == known.map(|k| k.version) => {
                 ReadOutcome::Unchanged
@@ -265,9 +267,7 @@ impl MemoryStore {
     /// Writes `w` whole, or refuses it ([`StoreError::Full`]) and changes nothing.
     pub fn write(&self, id: &str, w: Write<'_>) -> Result<WriteOutcome, StoreError> {
         let mut inner = self.lock();
-        // One reading of the time: the game found live here is the game written below.
-        let now = Instant::now();
-        let Some(game) = inner.live(id, now) else {
+        let Some(game) = inner.live(id) else {
             return Ok(WriteOutcome::Conflict(None));
         };
         if let Some(answer) = w.answer
@@ -302,6 +302,8 @@ impl MemoryStore {
         let grows = bytes.saturating_sub(game.bytes);
         let before = game.bytes;
         self.room_for(&inner, grows)?;
+        // Not `live` again: a game that expired since the lookup above is still the one to
+        // write (a second reading of the clock could find it gone).
         let game = inner
             .games
             .get_mut(id)
@@ -315,7 +317,7 @@ impl MemoryStore {
         if let Some(key) = w.history_key {
             game.snapshot.history.extend(key.to_le_bytes());
         }
-        game.expires = now + w.expire_after;
+        game.expires = Instant::now() + w.expire_after;
         game.events.push((w.version, w.event.to_string()));
         if let Some(answer) = w.answer {
             game.answers
@@ -334,21 +336,15 @@ impl MemoryStore {
     }
 
     pub fn saved_answer(&self, id: &str, slot: &[u8]) -> Option<Vec<u8>> {
-        self.lock()
-            .live(id, Instant::now())?
-            .answers
-            .get(slot)
-            .cloned()
+        self.lock().live(id)?.answers.get(slot).cloned()
     }
 
     pub fn events_after(&self, id: &str, after: u64, limit: usize) -> Vec<(u64, String)> {
         let mut inner = self.lock();
-        inner
-            .live(id, Instant::now())
-            .map_or_else(Vec::new, |game| {
-                let start = game.events.partition_point(|(v, _)| *v <= after);
-                game.events[start..].iter().take(limit).cloned().collect()
-            })
+        inner.live(id).map_or_else(Vec::new, |game| {
+            let start = game.events.partition_point(|(v, _)| *v <= after);
+            game.events[start..].iter().take(limit).cloned().collect()
+        })
     }
 
     pub fn due(&self, now: u64, limit: usize) -> Vec<String> {
@@ -363,7 +359,7 @@ impl MemoryStore {
 
     pub fn fix_due(&self, id: &str) {
         let mut inner = self.lock();
-        let due = inner.live(id, Instant::now()).and_then(|g| g.due);
+        let due = inner.live(id).and_then(|g| g.due);
         inner.index(id, due);
     }
 
@@ -383,7 +379,7 @@ impl MemoryStore {
         inner
             .leases
             .insert(id.to_string(), (owner.to_string(), now + ttl));
-        if inner.live(id, now).is_some() {
+        if inner.live(id).is_some() {
             let after = self.clock.now_ms() + ttl.as_millis() as u64;
             inner.index(id, Some(after));
         }

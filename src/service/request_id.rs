@@ -17,9 +17,13 @@ tokio::task_local! {
 
 pub const HEADER: &str = "x-request-id";
 
-/// The pattern of the route that served a request (set by the route itself).
+/// The route that served a request (set by the route itself): its pattern, and the one method
+/// it serves.
 #[derive(Clone, Copy, Debug)]
-pub struct RouteLabel(pub &'static str);
+pub struct RouteLabel {
+    pub pattern: &'static str,
+    pub allow: &'static str,
+}
 
 /// The id of the request being served, if called while serving one.
 pub fn current() -> Option<String> {
@@ -51,7 +55,6 @@ pub async fn middleware(
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let id = Uuid::new_v4().to_string();
     let method = req.method().clone();
-    let method_label = method_label(&method);
     let path = req.path().to_string();
     let started = Instant::now();
     let result = REQUEST_ID.scope(id.clone(), next.call(req)).await;
@@ -61,12 +64,13 @@ pub async fn middleware(
             let code = res.status();
             let status = code.as_u16();
             // The route's pattern, not its path, so that game ids do not explode the label
-            // space.
-            let route = res
-                .request()
-                .extensions()
-                .get::<RouteLabel>()
-                .map_or("unmatched", |label| label.0);
+            // space; and on a route, its own method or `other`, so that a client trying every
+            // method on every route adds two series a route, not ten.
+            let (route, method_label) = match res.request().extensions().get::<RouteLabel>() {
+                Some(label) if method.as_str() == label.allow => (label.pattern, label.allow),
+                Some(label) => (label.pattern, "other"),
+                None => ("unmatched", method_label(&method)),
+            };
             let metrics = &super::metrics::METRICS;
             metrics
                 .requests

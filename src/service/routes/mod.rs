@@ -161,7 +161,10 @@ fn labelled(
         .wrap_fn(move |req, service| {
             use actix_web::HttpMessage;
             req.extensions_mut()
-                .insert(crate::service::request_id::RouteLabel(label));
+                .insert(crate::service::request_id::RouteLabel {
+                    pattern: label,
+                    allow,
+                });
             actix_web::dev::Service::call(service, req)
         })
 }

@@ -573,6 +573,49 @@ async fn a_caller_has_at_most_its_requests_in_flight() {
     drop(waiting);
 }
 
+/// An answer its client does not read stays in the replica's memory until the client takes
+/// it: it holds its caller's place in flight until then, so what a caller can leave unread is
+/// bounded by its places, not by its read rate. Two records of a long game left unread hold
+/// both places of a caller allowed two; its next request is refused at once, and the places
+/// come back when the stalled connections are dropped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unread_answer_holds_its_place_in_flight() {
+    let mut settings = settings_for(None, "");
+    settings.anon_quotas = quotas("concurrent=2,read=100000/s,write=100000/s");
+    settings.stalled_client_timeout = std::time::Duration::from_secs(2);
+    let app = TestApp::spawn_with(settings).await;
+    let id = app.long_game("alcazar", RECORD_PLIES).await.id;
+    let record = format!("/v1/games/{id}/record");
+    let len = app.get(&record).await.bytes().await.unwrap().len();
+    // Far more than actix's write buffer (32 KiB) and the sockets' buffers take.
+    assert!(len > 96 * 1024, "a record of {len} bytes");
+    let port = crate::limits::port_of(&app);
+    let request = format!("GET {record} HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    let stalled: Vec<_> = (0..2)
+        .map(|_| crate::limits::client_that_reads_nothing(port, &request))
+        .collect();
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let refused = app.get("/v1/catalog").await;
+    let problem = assert_problem(refused, 429, "rate_limited").await;
+    assert!(
+        problem["detail"].as_str().unwrap().contains("in flight"),
+        "{problem}"
+    );
+    // Dropped after `--stalled-client-timeout-secs`, the connections give their places back.
+    let started = std::time::Instant::now();
+    while app.get("/v1/catalog").await.status() != 200 {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "the unread answers still hold their places"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    drop(stalled);
+}
+
+/// Plies of the game whose record is left unread above.
+const RECORD_PLIES: u64 = 1500;
+
 #[tokio::test]
 async fn analysis_time_is_charged_as_used() {
     let mut settings = settings_for(None, "");

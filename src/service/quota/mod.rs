@@ -21,6 +21,7 @@ pub mod api_key;
 pub mod gcra;
 mod local;
 pub mod places;
+mod until_sent;
 
 use std::fmt;
 use std::net::IpAddr;
@@ -38,6 +39,7 @@ use api_key::{ApiKey, KeyCache};
 use gcra::{Decision, Rate};
 pub use local::LocalLimiter;
 use places::{Counts, Place};
+use until_sent::UntilSent;
 
 /// The classes of counted requests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -916,9 +918,9 @@ fn list(first: &HeaderValue, then: &HeaderValue) -> HeaderValue {
 /// its `Retry-After`. Creations and writes are checked first: a `429` means nothing happened.
 pub async fn middleware(
     req: ServiceRequest,
-    next: Next<impl MessageBody>,
+    next: Next<impl MessageBody + 'static>,
     class: Option<Class>,
-) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, actix_web::Error> {
+) -> Result<ServiceResponse<EitherBody<impl MessageBody, UntilSent>>, actix_web::Error> {
     let Some(class) = class else {
         return Ok(next.call(req).await?.map_into_left_body());
     };
@@ -927,15 +929,19 @@ pub async fn middleware(
         .expect("the app state is registered")
         .clone();
     let http = req.request().clone();
+    let refusal = |res: ServiceResponse| {
+        res.map_body(|_, body| UntilSent::new(body, None))
+            .map_into_right_body()
+    };
     let caller = match identify(&state, &http, class).await {
         Ok(Some(caller)) => caller,
         Ok(None) => return Ok(next.call(req).await?.map_into_left_body()),
-        Err(refused) => return Ok(req.into_response(refused).map_into_right_body()),
+        Err(refused) => return Ok(refusal(req.into_response(refused))),
     };
-    // Held until the answer is made (a streamed answer's body is bounded on its own).
-    let Some(_in_flight) = in_flight(&state, &caller) else {
+    // Held until the answer is sent ([`until_sent`]).
+    let Some(place) = in_flight(&state, &caller) else {
         let refused = too_many_in_flight(&caller);
-        return Ok(req.into_response(refused).map_into_right_body());
+        return Ok(refusal(req.into_response(refused)));
     };
     req.extensions_mut().insert(caller.clone());
     let (spent, res) = if class == Class::Read {
@@ -945,7 +951,7 @@ pub async fn middleware(
     } else {
         match spend(&state, &caller, class, 1).await {
             Ok(headers) => (Ok(headers), next.call(req).await?),
-            Err(refused) => return Ok(req.into_response(refused).map_into_right_body()),
+            Err(refused) => return Ok(refusal(req.into_response(refused))),
         }
     };
     match spent {
@@ -959,9 +965,11 @@ pub async fn middleware(
                 };
                 res.headers_mut().insert(name, value);
             }
-            Ok(res.map_into_left_body())
+            Ok(res
+                .map_body(|_, body| UntilSent::new(body, Some(place)))
+                .map_into_right_body())
         }
-        Err(refused) => Ok(ServiceResponse::new(http, refused).map_into_right_body()),
+        Err(refused) => Ok(refusal(ServiceResponse::new(http, refused))),
     }
 }
 

@@ -5,7 +5,8 @@
 //! `cache` (this replica's decoded games), `engine_seats` (the service's own players),
 //! `sweeper` (games that progress with nobody asking), `body_timeout` and `content_coding`
 //! (what a request's body may be), `peer` (whether a request's client is still there),
-//! `open_files` (the process's limit, raised before serving), `domain` (validated types and
+//! `open_files` (the process's limit, raised before serving), `readiness` (the store asked
+//! at most once a second however often a probe asks), `domain` (validated types and
 //! the stored game), `store` (memory or Redis), `error` (the one table of error codes),
 //! `respond` (how an error becomes an answer).
 
@@ -23,6 +24,7 @@ pub mod metrics;
 pub mod open_files;
 pub mod peer;
 pub mod quota;
+pub mod readiness;
 pub mod redact;
 pub mod request_id;
 mod respond;

@@ -19,6 +19,8 @@ pub struct AppState {
     pub quotas: super::quota::Limiter,
     /// The event streams this replica may still open (`--max-event-streams`).
     pub event_streams: std::sync::Arc<Semaphore>,
+    /// The last answer to a readiness check.
+    pub readiness: super::readiness::Readiness,
     /// This replica's name in leases.
     pub replica: String,
     /// Cancelled when the server stops: background work started by requests ends with it.
@@ -51,6 +53,7 @@ impl AppState {
             ),
             event_streams: std::sync::Arc::new(Semaphore::new(settings.max_event_streams)),
             settings,
+            readiness: super::readiness::Readiness::default(),
             replica: uuid::Uuid::new_v4().to_string(),
             shutdown: tokio_util::sync::CancellationToken::new(),
         }

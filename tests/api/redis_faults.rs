@@ -233,3 +233,54 @@ async fn a_stream_that_cannot_settle_a_flag_waits_before_trying_again() {
     assert_eq!(serde_json::to_value(view.termination).unwrap(), "timeout");
     drop(streams);
 }
+
+/// The script calls Redis has counted since its stats were last reset.
+fn script_calls(redis: &RedisServer) -> u64 {
+    let stats: String = redis::cmd("INFO")
+        .arg("commandstats")
+        .query(&mut redis.connection())
+        .unwrap();
+    stats
+        .lines()
+        .filter(|l| l.starts_with("cmdstat_evalsha:") || l.starts_with("cmdstat_eval:"))
+        .filter_map(|l| {
+            l.split_once("calls=")?
+                .1
+                .split(',')
+                .next()?
+                .parse::<u64>()
+                .ok()
+        })
+        .sum()
+}
+
+/// `GET /healthz/ready` counts no quota (a probe has no key), and each check is a round trip
+/// to the Redis every replica shares: however often a replica is asked, it asks Redis at most
+/// once a second, and checks made meanwhile get the same answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_readiness_checks_asks_redis_once_a_second() {
+    let redis = RedisServer::start();
+    let app = TestApp::spawn_with(settings_for(Some(&redis), "ready")).await;
+    assert_eq!(app.get("/healthz/ready").await.status(), 200);
+    let _: () = redis::cmd("CONFIG")
+        .arg("RESETSTAT")
+        .query(&mut redis.connection())
+        .unwrap();
+    let started = Instant::now();
+    let mut checks = 0;
+    while started.elapsed() < Duration::from_millis(2500) {
+        let answers =
+            futures_util::future::join_all((0..20).map(|_| app.get("/healthz/ready"))).await;
+        for answer in answers {
+            assert_eq!(answer.status(), 200);
+            checks += 1;
+        }
+    }
+    let scripts = script_calls(&redis);
+    assert!(checks >= 200, "{checks} checks");
+    // Two or three periods of a second: one check each (and nothing else runs a script here).
+    assert!(
+        (1..=4).contains(&scripts),
+        "{scripts} scripts run for {checks} readiness checks"
+    );
+}

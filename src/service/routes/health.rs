@@ -15,14 +15,15 @@ pub async fn live() -> HttpResponse {
     })
 }
 
-/// The service can serve games: its store answers.
+/// The service can serve games: its store answers (asked at most once a second; see
+/// `readiness`).
 #[utoipa::path(get, path = "/healthz/ready", tag = "health",
     responses(
         (status = 200, description = "Ready", body = Health),
         (status = 503, description = "`store_unavailable`", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn ready(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
-    state.store.ping().await?;
+    state.readiness.check(&state.store).await?;
     Ok(HttpResponse::Ok().json(Health {
         status: "ok".into(),
     }))

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 mod record_text;
+mod unique_keys;
 mod whole;
 
 /// The rules' own types, under the API's names where they differ (the OpenAPI schema names):
@@ -57,7 +58,11 @@ pub struct CreateGame {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<String>,
     /// Seats played by the service's engine, e.g. `{"p2": {"engine": {"level": 3}}}`.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "unique_keys::map"
+    )]
     #[schema(example = json!({"p2": {"engine": {"level": 3}}}))]
     pub seats: BTreeMap<Seat, SeatSpec>,
 }

@@ -73,7 +73,8 @@ pub const LIMIT_MAX: [(&str, u64, &str, &str); 3] = [
 /// `movetime_ms`, a whole number from 1 to its maximum in [`LIMIT_MAX`].
 pub fn limit<'de, D: Deserializer<'de>>(deserializer: D) -> Result<crate::engine::Limit, D::Error> {
     use crate::engine::Limit;
-    let object = serde_json::Map::<String, serde_json::Value>::deserialize(deserializer)?;
+    let object: std::collections::BTreeMap<String, serde_json::Value> =
+        super::unique_keys::map(deserializer)?;
     let mut entries = object.into_iter();
     let (Some((key, value)), None) = (entries.next(), entries.next()) else {
         return Err(D::Error::custom(
@@ -140,6 +141,7 @@ mod tests {
             r#"{"limits": {"depth": 1001}}"#,
             r#"{"limits": {"movetime_ms": 9223372036854775808}}"#,
             r#"{"limits": {"depth": 2, "nodes": 5}}"#,
+            r#"{"limits": {"depth": 1, "depth": 1000}}"#,
             r#"{"limits": {"": false, "depth": 7}}"#,
             r#"{"limits": {"plies": 2}}"#,
             r#"{"limits": {"depth": null}}"#,

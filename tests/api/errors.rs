@@ -90,6 +90,51 @@ async fn creation_errors() {
     assert_problem(too_large, 413, "payload_too_large").await;
 }
 
+/// JSON leaves a repeated key undefined, and a map would keep its last value without a word:
+/// a request that names a seat or a limit twice says two things and is refused, naming the
+/// key (a struct's fields were refused already).
+#[tokio::test]
+async fn a_key_given_twice_is_refused() {
+    let app = TestApp::spawn_in_memory().await;
+    let post = |path: &'static str, body: &'static str| {
+        app.client
+            .post(app.url(path))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+    };
+    let twice = [
+        (
+            "/v1/games",
+            r#"{"game": "pillarz", "seats": {"p2": {"engine": {"level": 1}}, "p2": {"engine": {"level": 8}}}}"#,
+            "\"p2\" is given twice",
+        ),
+        (
+            "/v1/analysis",
+            r#"{"game": "pillarz", "limits": {"depth": 1, "depth": 1000}}"#,
+            "\"depth\" is given twice",
+        ),
+        (
+            "/v1/games",
+            r#"{"game": "pillarz", "game": "pyrga"}"#,
+            "duplicate field `game`",
+        ),
+    ];
+    for (path, body, says) in twice {
+        let problem = assert_problem(post(path, body).await.unwrap(), 400, "bad_request").await;
+        let detail = problem["detail"].as_str().unwrap();
+        assert!(detail.contains(says), "{body}: {detail}");
+    }
+    // Each key once: the same requests are served.
+    let once = post(
+        "/v1/games",
+        r#"{"game": "pillarz", "seats": {"p2": {"engine": {"level": 1}}}}"#,
+    )
+    .await
+    .unwrap();
+    assert_eq!(once.status(), 201);
+}
+
 #[tokio::test]
 async fn lookup_errors() {
     let (app, _redis) = TestApp::spawn().await;

@@ -736,14 +736,14 @@ async fn watch_resumes_after_a_503_on_reconnect() {
 
 #[test]
 fn terminal_escaping_escapes_control_characters_and_keeps_the_rest() {
-    let text = "a\u{1b}]0;x\u{7}b\u{9b}c\u{7f}\nd é";
+    let text = "a\u{1b}]0;x\u{7}b\u{9b}c\u{7f}\nd é\u{202e}f\u{2066}";
     assert_eq!(
         pillarz::client::terminal::escape_controls(text, true),
-        "a\\u{1b}]0;x\\u{7}b\\u{9b}c\\u{7f}\nd é"
+        "a\\u{1b}]0;x\\u{7}b\\u{9b}c\\u{7f}\nd é\\u{202e}f\\u{2066}"
     );
     assert_eq!(
         pillarz::client::terminal::escape_controls(text, false),
-        "a\\u{1b}]0;x\\u{7}b\\u{9b}c\\u{7f}\\nd é"
+        "a\\u{1b}]0;x\\u{7}b\\u{9b}c\\u{7f}\\nd é\\u{202e}f\\u{2066}"
     );
     assert!(matches!(
         pillarz::client::terminal::escape_controls("plain", false),
@@ -753,27 +753,28 @@ fn terminal_escaping_escapes_control_characters_and_keeps_the_rest() {
 
 #[test]
 fn json_keeps_its_value_without_raw_controls() {
-    let value = serde_json::json!({"detail": "a\u{1b}b\u{9b}c\u{7f}d"});
+    let value = serde_json::json!({"detail": "a\u{1b}b\u{9b}c\u{7f}d\u{202e}é"});
     let text = serde_json::to_string(&value).unwrap().replace(':', ":\t\r");
     let escaped = pillarz::client::terminal::escape_json_controls(&text);
-    assert_eq!(escaped, r#"{"detail":  "a\u001bb\u009bc\u007fd"}"#);
+    assert_eq!(escaped, r#"{"detail":  "a\u001bb\u009bc\u007fd\u202eé"}"#);
     let back: serde_json::Value = serde_json::from_str(&escaped).unwrap();
     assert_eq!(back, value);
 }
 
-/// Whether output holds a raw control character but a newline.
+/// Whether output holds a raw control or bidirectional character but a newline.
 fn is_raw(bytes: &[u8]) -> bool {
     String::from_utf8_lossy(bytes)
         .chars()
-        .any(|c| c.is_control() && c != '\n')
+        .any(|c| pillarz::client::terminal::is_hidden(c) && c != '\n')
 }
 
-/// Terminal control sequences sent by a server (in a problem's detail, in a game's moves)
-/// reach the terminal escaped, never as they are; `--json` keeps them JSON-escaped (DEL and
-/// the C1 controls too, which JSON itself allows raw).
+/// Terminal control sequences and bidirectional overrides sent by a server (in a problem's
+/// detail, in a game's moves) reach the terminal escaped, never as they are; `--json` keeps
+/// them JSON-escaped (DEL, the C1 controls and the overrides too, which JSON itself allows
+/// raw).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn control_characters_from_a_server_are_escaped_for_the_terminal() {
-    const EVIL: &str = "\u{1b}]0;owned\u{7}\u{1b}[2J\u{9b}31m";
+    const EVIL: &str = "\u{1b}]0;owned\u{7}\u{1b}[2J\u{9b}31m\u{202e}";
     let problem = serde_json::json!({"type": "/problems/game_not_found", "title": "Not Found",
         "status": 404, "code": "game_not_found", "detail": format!("no game {EVIL} here")});
     let view: Value =

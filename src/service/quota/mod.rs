@@ -929,19 +929,19 @@ pub async fn middleware(
         .expect("the app state is registered")
         .clone();
     let http = req.request().clone();
-    let refusal = |res: ServiceResponse| {
+    let refuse = |res: ServiceResponse| {
         res.map_body(|_, body| UntilSent::new(body, None))
             .map_into_right_body()
     };
     let caller = match identify(&state, &http, class).await {
         Ok(Some(caller)) => caller,
         Ok(None) => return Ok(next.call(req).await?.map_into_left_body()),
-        Err(refused) => return Ok(refusal(req.into_response(refused))),
+        Err(refused) => return Ok(refuse(req.into_response(refused))),
     };
     // Held until the answer is sent ([`until_sent`]).
     let Some(place) = in_flight(&state, &caller) else {
         let refused = too_many_in_flight(&caller);
-        return Ok(refusal(req.into_response(refused)));
+        return Ok(refuse(req.into_response(refused)));
     };
     req.extensions_mut().insert(caller.clone());
     let (spent, res) = if class == Class::Read {
@@ -951,7 +951,7 @@ pub async fn middleware(
     } else {
         match spend(&state, &caller, class, 1).await {
             Ok(headers) => (Ok(headers), next.call(req).await?),
-            Err(refused) => return Ok(refusal(req.into_response(refused))),
+            Err(refused) => return Ok(refuse(req.into_response(refused))),
         }
     };
     match spent {
@@ -969,7 +969,7 @@ pub async fn middleware(
                 .map_body(|_, body| UntilSent::new(body, Some(place)))
                 .map_into_right_body())
         }
-        Err(refused) => Ok(refusal(ServiceResponse::new(http, refused))),
+        Err(refused) => Ok(refuse(ServiceResponse::new(http, refused))),
     }
 }
 

@@ -5,8 +5,10 @@
 //! memory until the client takes it or `--stalled-client-timeout-secs` drops the connection.
 //! Were the place given back when the handler returns, a caller's requests in flight would not
 //! bound what it makes a replica hold: at its read rate (100/s) it could leave 3,000 records
-//! of long games (200 KB each) unread for 30 s. Held until the body ends, they are bounded by
-//! `concurrent` times the largest answer.
+//! of long games (200 KB each) unread for 30 s. Held until the body ends — actix asks for its
+//! end once the buffer is below 32 KiB — they are bounded by `concurrent` times the largest
+//! answer. (So an answer that fits in the buffer gives its place back at once, as before: a
+//! connection holds at most its buffer outside the count.)
 //!
 //! Only answers of a known length hold it: an event stream is held for its whole life and is
 //! bounded by its own count (`streams`), and the few bytes a stream has ready at once.

@@ -15,8 +15,7 @@ pub async fn live() -> HttpResponse {
     })
 }
 
-/// The service can serve games: its store answers (asked at most once a second; see
-/// `readiness`).
+/// The service can serve games: its store answers (asked at most once a second).
 #[utoipa::path(get, path = "/healthz/ready", tag = "health",
     responses(
         (status = 200, description = "Ready", body = Health),

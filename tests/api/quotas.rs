@@ -613,6 +613,30 @@ async fn an_unread_answer_holds_its_place_in_flight() {
     drop(stalled);
 }
 
+/// A record reads and decodes its game's log page by page: a long game's record costs a read
+/// more for each 512 events, so that a caller's read rate bounds the work it asks for. One
+/// replica, without quotas, plays a game of 1,100 plies; another, sharing its Redis, serves
+/// its record to a caller allowed four reads a minute: the record takes three of them.
+#[tokio::test]
+async fn a_long_games_record_costs_a_read_for_each_page_of_its_log() {
+    let redis = RedisServer::start();
+    let player = TestApp::spawn_with(settings_for(Some(&redis), "pages")).await;
+    let id = player.long_game("alcazar", 1100).await.id;
+    let short = player.create(json!({"game": "alcazar"})).await.game.id;
+    let mut settings = settings_for(Some(&redis), "pages");
+    settings.anon_quotas = quotas("read=4/min");
+    let reader = TestApp::spawn_with(settings).await;
+    // A short game's record costs a read, as any read does.
+    let record = reader.get(&format!("/v1/games/{short}/record")).await;
+    assert_eq!(record.status(), 200);
+    assert_eq!(record.headers()["ratelimit"], "\"read\";r=3;t=15");
+    let record = reader.get(&format!("/v1/games/{id}/record")).await;
+    assert_eq!(record.status(), 200);
+    // One item: the handler's charge is the later state of the same policy.
+    assert_eq!(record.headers()["ratelimit"], "\"read\";r=0;t=60");
+    assert_problem(reader.get("/v1/catalog").await, 429, "rate_limited").await;
+}
+
 /// Plies of the game whose record is left unread above.
 const RECORD_PLIES: u64 = 1500;
 

@@ -902,8 +902,15 @@ pub async fn admit_also(
 }
 
 /// `first` and `then` as one header value: the `RateLimit` headers are lists, one item per
-/// policy.
+/// policy. When both are of the same policy (a handler that charged its own class more,
+/// after the middleware's charge), `then` alone, the later state.
 fn list(first: &HeaderValue, then: &HeaderValue) -> HeaderValue {
+    fn policy(value: &HeaderValue) -> Option<&[u8]> {
+        value.as_bytes().split(|&b| b == b';').next()
+    }
+    if policy(first) == policy(then) {
+        return then.clone();
+    }
     let mut bytes = first.as_bytes().to_vec();
     bytes.extend_from_slice(b", ");
     bytes.extend_from_slice(then.as_bytes());

@@ -12,16 +12,19 @@ use crate::rules::{AnyState, Player};
 use crate::service::domain::Event;
 use crate::service::error::{ApiError, ErrorCode};
 use crate::service::games;
+use crate::service::quota::{self, Class};
 use crate::service::state::AppState;
 
-/// Events read from the store at once while building a record.
+/// Events read from the store at once while building a record (and the events a read of
+/// the caller's quota pays for).
 const PAGE: usize = 512;
 
 /// A game's record: variants, start, every move with its ply, time and the clocks after it,
 /// the result and how it ended. JSON by default; `Accept: text/plain` gives the same record as
 /// text (tags, then numbered moves) that a person can read and archive. The record's
 /// `position` starts a new game from where this one stands (`POST /v1/games`, `position`).
-/// Available until the game expires.
+/// Available until the game expires. A record counts one read more for each 512 events of
+/// its game's log (a game of 2,000 plies: four more).
 #[utoipa::path(
     get,
     path = "/v1/games/{id}/record",
@@ -42,6 +45,18 @@ pub async fn record(
     let id = game_id(&path)?;
     let (loaded, now) = games::read(&state, id).await?;
     let game = &loaded.game;
+    // A long game's record is pages of its log to read and decode: it costs a read more for
+    // each whole page, so that a caller's read rate bounds the work it asks for, not only its
+    // requests (a record of 2,000 plies is some 200 KB).
+    let pages = game.version() / PAGE as u64;
+    let quota_headers = if pages > 0 {
+        match quota::admit_also(&state, &req, Class::Read, pages).await {
+            Ok((_, headers)) => headers,
+            Err(refusal) => return Ok(refusal),
+        }
+    } else {
+        Vec::new()
+    };
     let key = id.to_string();
     let incomplete = || ApiError::new(ErrorCode::Internal, "the game's event log is incomplete");
 
@@ -129,11 +144,15 @@ pub async fn record(
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|accept| accept.contains("text/plain") && !accept.contains("json"));
+    let mut answer = HttpResponse::Ok();
+    for quota_header in quota_headers {
+        answer.insert_header(quota_header);
+    }
     Ok(if wants_text {
-        HttpResponse::Ok()
+        answer
             .content_type("text/plain; charset=utf-8")
             .body(record.to_text())
     } else {
-        HttpResponse::Ok().json(record)
+        answer.json(record)
     })
 }

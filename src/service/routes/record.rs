@@ -24,7 +24,7 @@ const PAGE: usize = 512;
 /// text (tags, then numbered moves) that a person can read and archive. The record's
 /// `position` starts a new game from where this one stands (`POST /v1/games`, `position`).
 /// Available until the game expires. A record counts one read more for each 512 events of
-/// its game's log (a game of 2,000 plies: four more).
+/// its game's log (a game of 2,000 plies: three more).
 #[utoipa::path(
     get,
     path = "/v1/games/{id}/record",

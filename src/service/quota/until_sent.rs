@@ -22,7 +22,8 @@ use actix_web::web::Bytes;
 use super::places::Place;
 
 /// A body and the place it holds until its last byte is handed to the connection (or it is
-/// dropped with its connection).
+/// dropped with its connection). Not shared with `body_timeout`'s body, which looks the same
+/// but must keep what it holds until it is dropped, not only until its end.
 pub struct UntilSent {
     body: BoxBody,
     place: Option<Place>,

@@ -519,7 +519,8 @@ pub struct AnalysisView {
     pub score: crate::engine::Score,
     /// The principal variation of the best move.
     pub pv: Vec<String>,
-    /// The `multipv` best moves, best first.
+    /// The `multipv` best moves, best first: fewer when the limits ended the search before
+    /// its first depth was done (only the moves it searched have a score; at least one).
     pub lines: Vec<AnalysisLineView>,
     /// The last fully searched depth.
     pub depth: u32,

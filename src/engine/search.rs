@@ -93,7 +93,9 @@ pub struct Line<M> {
 /// The outcome of a search.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Report<M> {
-    /// The best line first; empty when the position has no legal move.
+    /// The best line first, up to `multipv` of them (fewer when the search stopped before
+    /// depth 1 was done: only the moves it searched); empty when the position has no legal
+    /// move.
     pub lines: Vec<Line<M>>,
     /// The score of the position itself (for a finished game, its result).
     pub score: Score,
@@ -735,6 +737,16 @@ impl<'a, G: Searchable> Searcher<'a, G> {
                 });
             }
             if self.stopped {
+                if completed == 0 {
+                    // Depth 1 did not finish: only the moves it searched have a score, and
+                    // they are all that can be reported. The first `multipv` of them were
+                    // searched with a full window, and a later one that beat the window so
+                    // too; the stable sort keeps the first of equal scores (a later move
+                    // with an equal score only failed low).
+                    this.sort_by_key(|t| std::cmp::Reverse(t.score));
+                    ranked = this;
+                    break;
+                }
                 // An interrupted iteration still counts for plain play: its first move was
                 // searched with a full window, and any move that beat it was re-searched so.
                 // The first of the best: a later move with an equal score only failed low.
@@ -769,9 +781,15 @@ impl<'a, G: Searchable> Searcher<'a, G> {
                 break;
             }
         }
-        if completed == 0 && ranked[0].score == -INFINITY {
+        if ranked.is_empty() {
             // Not even one move of depth 1 finished: the first in order, scored statically.
-            ranked[0].score = self.evaluate(pos, 0);
+            let mv = order[0].mv;
+            ranked.push(RootMove {
+                mv,
+                score: self.evaluate(pos, 0),
+                exact: false,
+                pv: vec![mv],
+            });
         }
         self.leave();
         // A draw at the root scores the root side's contempt; solved, it is a proven draw.

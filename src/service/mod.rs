@@ -20,6 +20,8 @@ pub mod domain;
 pub mod engine_seats;
 pub mod error;
 pub mod games;
+pub mod holding_body;
+pub mod keep_alive;
 pub mod metrics;
 pub mod open_files;
 pub mod peer;

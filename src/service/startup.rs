@@ -14,7 +14,9 @@ use super::configuration::{Settings, StoreSettings};
 use super::routes;
 use super::state::AppState;
 use super::store::{MemoryStore, RedisStore, Store, StoreClock, index_lifetime};
-use super::{body_timeout, content_coding, cors, engine_seats, peer, request_id, sweeper};
+use super::{
+    body_timeout, content_coding, cors, engine_seats, keep_alive, peer, request_id, sweeper,
+};
 
 /// How long an idle keep-alive connection stays open. A client that reuses a connection at
 /// the moment the server closes it gets no answer (the request was sent, the connection
@@ -106,10 +108,14 @@ impl Application {
                     body_timeout::middleware(req, next, request_timeout)
                 }))
                 .wrap(from_fn(request_id::middleware))
+                .wrap(from_fn(keep_alive::middleware))
                 .app_data(state.clone())
                 .configure(|cfg| routes::configure(cfg, body_limit))
         })
-        .on_connect(peer::on_connect)
+        .on_connect(move |connection, data| {
+            peer::on_connect(connection, data);
+            keep_alive::on_connect(connection, data, request_timeout);
+        })
         .client_request_timeout(request_timeout)
         .keep_alive(KEEP_ALIVE)
         .shutdown_timeout(10);

@@ -39,7 +39,7 @@ use api_key::{ApiKey, KeyCache};
 use gcra::{Decision, Rate};
 pub use local::LocalLimiter;
 use places::{Counts, Place};
-use until_sent::UntilSent;
+use until_sent::{UntilSent, until_sent};
 
 /// The classes of counted requests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -937,7 +937,7 @@ pub async fn middleware(
         .clone();
     let http = req.request().clone();
     let refuse = |res: ServiceResponse| {
-        res.map_body(|_, body| UntilSent::new(body, None))
+        res.map_body(|_, body| until_sent(body, None))
             .map_into_right_body()
     };
     let caller = match identify(&state, &http, class).await {
@@ -973,7 +973,7 @@ pub async fn middleware(
                 res.headers_mut().insert(name, value);
             }
             Ok(res
-                .map_body(|_, body| UntilSent::new(body, Some(place)))
+                .map_body(|_, body| until_sent(body, Some(place)))
                 .map_into_right_body())
         }
         Err(refused) => Ok(refuse(ServiceResponse::new(http, refused))),

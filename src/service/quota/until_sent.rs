@@ -13,55 +13,30 @@
 //! Only answers of a known length hold it: an event stream is held for its whole life and is
 //! bounded by its own count (`streams`), and the few bytes a stream has ready at once.
 
-use std::pin::Pin;
-use std::task::{Context, Poll};
-
-use actix_web::body::{BodySize, BoxBody, MessageBody};
-use actix_web::web::Bytes;
+use actix_web::body::{BodySize, MessageBody};
 
 use super::places::Place;
+use crate::service::holding_body::Holding;
 
 /// A body and the place it holds until its last byte is handed to the connection (or it is
-/// dropped with its connection). Not shared with `body_timeout`'s body, which looks the same
-/// but must keep what it holds until it is dropped, not only until its end.
-pub struct UntilSent {
-    body: BoxBody,
-    place: Option<Place>,
-}
+/// dropped with its connection).
+pub type UntilSent = Holding<Place>;
 
-impl UntilSent {
-    /// `body`, holding `place` if it has a known length that is not zero.
-    pub fn new(body: impl MessageBody + 'static, place: Option<Place>) -> UntilSent {
-        let body = body.boxed();
-        let place = match body.size() {
-            BodySize::Sized(len) if len > 0 => place,
-            _ => None,
-        };
-        UntilSent { body, place }
+/// `body`, holding `place` if it has a known length that is not zero.
+pub fn until_sent(body: impl MessageBody + 'static, place: Option<Place>) -> UntilSent {
+    let mut body = Holding::new(body, place);
+    if !matches!(body.size(), BodySize::Sized(len) if len > 0) {
+        body.release();
     }
-}
-
-impl MessageBody for UntilSent {
-    type Error = Box<dyn std::error::Error>;
-
-    fn size(&self) -> BodySize {
-        self.body.size()
-    }
-
-    fn poll_next(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Bytes, Self::Error>>> {
-        let next = Pin::new(&mut self.body).poll_next(cx);
-        if matches!(next, Poll::Ready(None | Some(Err(_)))) {
-            self.place = None;
-        }
-        next
-    }
+    body
 }
 
 #[cfg(test)]
 mod tests {
+    use std::pin::Pin;
+
+    use actix_web::web::Bytes;
+
     use super::*;
     use crate::service::quota::places::Counts;
 
@@ -74,7 +49,7 @@ mod tests {
     #[actix_web::test]
     async fn a_place_is_held_until_the_last_chunk_is_taken() {
         let counts = Counts::default();
-        let mut body = UntilSent::new(
+        let mut body = until_sent(
             Bytes::from_static(b"an answer"),
             Some(counts.take("a", 1).unwrap()),
         );
@@ -94,7 +69,7 @@ mod tests {
     #[actix_web::test]
     async fn a_dropped_body_gives_its_place_back() {
         let counts = Counts::default();
-        let body = UntilSent::new(
+        let body = until_sent(
             Bytes::from_static(b"unread"),
             Some(counts.take("a", 1).unwrap()),
         );
@@ -108,8 +83,8 @@ mod tests {
         let stream = actix_web::body::BodyStream::new(futures_util::stream::pending::<
             Result<Bytes, std::convert::Infallible>,
         >());
-        let _stream = UntilSent::new(stream, Some(counts.take("a", 1).unwrap()));
-        let _empty = UntilSent::new(Bytes::new(), Some(counts.take("a", 1).unwrap()));
+        let _stream = until_sent(stream, Some(counts.take("a", 1).unwrap()));
+        let _empty = until_sent(Bytes::new(), Some(counts.take("a", 1).unwrap()));
         assert!(counts.take("a", 1).is_some());
     }
 }

@@ -21,9 +21,14 @@ impl SeatToken {
         SeatToken(hex::encode(bytes))
     }
 
-    /// From an `Authorization` header value: `Bearer <64 hex digits>`.
+    /// From an `Authorization` header value: `Bearer <64 hex digits>`, the scheme's name in
+    /// any case (RFC 9110, 11.1: `bearer` and `BEARER` are the same scheme).
     pub fn from_authorization(header: &str) -> Option<SeatToken> {
-        let token = header.strip_prefix("Bearer ")?.trim();
+        let (scheme, token) = header.split_once(' ')?;
+        if !scheme.eq_ignore_ascii_case("bearer") {
+            return None;
+        }
+        let token = token.trim();
         (token.len() == 64 && token.bytes().all(|b| b.is_ascii_hexdigit()))
             .then(|| SeatToken(token.to_ascii_lowercase()))
     }
@@ -36,5 +41,33 @@ impl SeatToken {
     /// 256 random bits, so no one can find a token for a digest.
     pub fn digest(&self) -> String {
         hex::encode(&Sha256::digest(self.0.as_bytes())[..16])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEX: &str = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+
+    #[test]
+    fn the_scheme_is_read_in_any_case() {
+        for scheme in ["Bearer", "bearer", "BEARER", "bEaReR"] {
+            let token = SeatToken::from_authorization(&format!("{scheme} {HEX}"));
+            assert_eq!(token.map(|t| t.0), Some(HEX.to_string()), "{scheme}");
+        }
+        for refused in [
+            format!("Basic {HEX}"),
+            format!("Bearer{HEX}"),
+            format!("Bearerx {HEX}"),
+            format!("Bearer {}", &HEX[1..]),
+            "Bearer".to_string(),
+            String::new(),
+        ] {
+            assert!(
+                SeatToken::from_authorization(&refused).is_none(),
+                "{refused}"
+            );
+        }
     }
 }

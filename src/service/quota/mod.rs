@@ -556,26 +556,47 @@ fn count_name(class: Class, caller: &Caller) -> String {
 /// entries were written by the client itself and prove nothing.
 fn client_address(req: &HttpRequest, trusted: &[ipnet::IpNet]) -> Option<IpAddr> {
     let peer = req.peer_addr()?.ip();
-    let is_trusted = |ip: &IpAddr| trusted.iter().any(|net| net.contains(ip));
-    if !is_trusted(&peer) {
-        return Some(peer);
-    }
-    let forwarded: Vec<IpAddr> = req
+    let forwarded: Vec<&str> = req
         .headers()
         .get_all("x-forwarded-for")
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
-        .filter_map(|entry| entry.trim().parse().ok())
         .collect();
-    Some(
-        forwarded
-            .iter()
-            .rev()
-            .find(|ip| !is_trusted(ip))
-            .or(forwarded.first())
-            .copied()
-            .unwrap_or(peer),
-    )
+    Some(forwarded_caller(peer, forwarded.into_iter(), trusted))
+}
+
+/// [`client_address`] of a request from `peer` with the `X-Forwarded-For` entries
+/// `forwarded`. They are read from the right, the nearest hop first, past the trusted
+/// proxies: the first one that is not trusted is the caller. An entry that is not an address
+/// (with or without a port: `198.51.100.7:4711`, `[2001:db8::1]:4711`) ends the walk, and the
+/// caller is the last hop known, for whatever is left of it was not written by a proxy this
+/// replica trusts to write addresses. When every hop is trusted, the caller is the first of
+/// them, the farthest one the proxies vouch for.
+fn forwarded_caller<'a>(
+    peer: IpAddr,
+    forwarded: impl DoubleEndedIterator<Item = &'a str>,
+    trusted: &[ipnet::IpNet],
+) -> IpAddr {
+    let is_trusted = |ip: &IpAddr| trusted.iter().any(|net| net.contains(ip));
+    if !is_trusted(&peer) {
+        return peer;
+    }
+    let mut nearest = peer;
+    for entry in forwarded.rev() {
+        let entry = entry.trim();
+        let Some(ip) = entry
+            .parse::<IpAddr>()
+            .ok()
+            .or_else(|| entry.parse::<std::net::SocketAddr>().ok().map(|a| a.ip()))
+        else {
+            return nearest;
+        };
+        if !is_trusted(&ip) {
+            return ip;
+        }
+        nearest = ip;
+    }
+    nearest
 }
 
 /// IPv6 callers are counted per /64 (one subscriber's usual allocation), IPv4 per address.
@@ -983,6 +1004,33 @@ pub async fn middleware(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_caller_is_the_nearest_hop_no_trusted_proxy_vouches_for() {
+        let trusted: Vec<ipnet::IpNet> = vec!["10.0.0.0/8".parse().unwrap()];
+        let proxy: IpAddr = "10.0.0.2".parse().unwrap();
+        let caller = |peer: IpAddr, header: &str| {
+            forwarded_caller(peer, header.split(','), &trusted).to_string()
+        };
+        // An untrusted peer is the caller, whatever it says.
+        assert_eq!(caller("192.0.2.9".parse().unwrap(), "1.2.3.4"), "192.0.2.9");
+        // Through a proxy: the nearest entry it did not write itself.
+        assert_eq!(caller(proxy, "1.2.3.4, 198.51.100.7"), "198.51.100.7");
+        assert_eq!(
+            caller(proxy, "1.2.3.4, 198.51.100.7, 10.0.0.9"),
+            "198.51.100.7"
+        );
+        // With ports, as some proxies write them.
+        assert_eq!(caller(proxy, "1.2.3.4, 198.51.100.7:4711"), "198.51.100.7");
+        assert_eq!(caller(proxy, "[2001:db8::1]:4711"), "2001:db8::1");
+        // Something that is no address ends the walk at the last hop known: what is left of
+        // it was not written by a trusted proxy.
+        assert_eq!(caller(proxy, "1.2.3.4, garbage"), "10.0.0.2");
+        assert_eq!(caller(proxy, "1.2.3.4, unknown, 10.0.0.9"), "10.0.0.9");
+        // Every hop trusted: the farthest; no header: the proxy itself.
+        assert_eq!(caller(proxy, "10.1.1.1, 10.0.0.9"), "10.1.1.1");
+        assert_eq!(caller(proxy, ""), "10.0.0.2");
+    }
 
     #[test]
     fn quotas_parse_over_a_base_and_print_back() {

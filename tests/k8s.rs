@@ -99,6 +99,14 @@ fn documents(overlay: &str) -> Vec<serde_json::Value> {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// The document of `kind` named `name`.
+fn named<'a>(documents: &'a [serde_json::Value], kind: &str, name: &str) -> &'a serde_json::Value {
+    documents
+        .iter()
+        .find(|d| d["kind"] == kind && d["metadata"]["name"] == name)
+        .unwrap_or_else(|| panic!("no {kind} {name}"))
+}
+
 /// The one document of `kind`.
 fn one<'a>(documents: &'a [serde_json::Value], kind: &str) -> &'a serde_json::Value {
     let mut of_kind = documents.iter().filter(|d| d["kind"] == kind);
@@ -118,7 +126,7 @@ fn selects(selector: &serde_json::Value, labels: &serde_json::Value) -> bool {
 #[test]
 fn only_the_service_reaches_the_development_redis() {
     let dev = documents("dev");
-    let policy = one(&dev, "NetworkPolicy");
+    let policy = named(&dev, "NetworkPolicy", "redis");
     let redis = &one(&dev, "StatefulSet")["spec"]["template"];
     let service = &one(&dev, "Deployment")["spec"]["template"];
     let spec = &policy["spec"];
@@ -160,4 +168,43 @@ fn only_the_service_reaches_the_development_redis() {
         "RuntimeDefault"
     );
     assert_eq!(pod["securityContext"]["runAsNonRoot"], true);
+}
+
+/// The service's pods trust the `X-Forwarded-For` of the private ranges: a NetworkPolicy lets
+/// only the ingress controller's namespace (and the monitoring's) reach them, on their port,
+/// so that no other pod can forge an address, in every overlay.
+#[test]
+fn only_the_ingress_and_monitoring_reach_the_service() {
+    for overlay in ["dev", "prod"] {
+        let documents = documents(overlay);
+        let policy = named(&documents, "NetworkPolicy", "pillarz");
+        let service = &one(&documents, "Deployment")["spec"]["template"];
+        let spec = &policy["spec"];
+        assert!(
+            selects(&spec["podSelector"], &service["metadata"]["labels"]),
+            "{overlay}: the policy selects the service's pods"
+        );
+        assert_eq!(spec["policyTypes"], serde_json::json!(["Ingress"]));
+        let rules = spec["ingress"].as_array().unwrap();
+        assert_eq!(rules.len(), 1, "{overlay}: one way in");
+        let namespaces: Vec<&str> = rules[0]["from"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|from| {
+                assert!(
+                    from.get("podSelector").is_none() && from.get("ipBlock").is_none(),
+                    "{overlay}: whole namespaces, named: {from}"
+                );
+                from["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]
+                    .as_str()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(namespaces, ["ingress-nginx", "monitoring"], "{overlay}");
+        assert_eq!(
+            rules[0]["ports"],
+            serde_json::json!([{"protocol": "TCP", "port": "http"}])
+        );
+    }
 }

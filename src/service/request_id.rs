@@ -17,12 +17,19 @@ tokio::task_local! {
 
 pub const HEADER: &str = "x-request-id";
 
-/// The route that served a request (set by the route itself): its pattern, and the one method
-/// it serves.
+/// The route that served a request (set by the route itself): its pattern, and the methods it
+/// serves (its `Allow` header: `POST`, or `GET, HEAD`).
 #[derive(Clone, Copy, Debug)]
 pub struct RouteLabel {
     pub pattern: &'static str,
     pub allow: &'static str,
+}
+
+impl RouteLabel {
+    /// Whether the route serves `method`.
+    fn serves(&self, method: &actix_web::http::Method) -> bool {
+        self.allow.split(", ").any(|m| m == method.as_str())
+    }
 }
 
 /// The id of the request being served, if called while serving one.
@@ -64,10 +71,10 @@ pub async fn middleware(
             let code = res.status();
             let status = code.as_u16();
             // The route's pattern, not its path, so that game ids do not explode the label
-            // space; and on a route, its own method or `other`, so that a client trying every
-            // method on every route adds two series a route, not ten.
+            // space; and on a route, its own methods or `other`, so that a client trying
+            // every method on every route adds a series or two a route, not ten.
             let (route, method_label) = match res.request().extensions().get::<RouteLabel>() {
-                Some(label) if method.as_str() == label.allow => (label.pattern, label.allow),
+                Some(label) if label.serves(&method) => (label.pattern, method_label(&method)),
                 Some(label) => (label.pattern, "other"),
                 None => ("unmatched", method_label(&method)),
             };

@@ -31,6 +31,17 @@ async fn game_and_position_boards() {
         .await
         .unwrap();
     assert_eq!(again.status(), 304);
+    // Compared weakly, and `*` matches any picture.
+    for tag in [format!("W/{etag}"), "*".to_string()] {
+        let again = app
+            .client
+            .get(app.url(&format!("/v1/games/{id}/board.svg")))
+            .header("if-none-match", &tag)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(again.status(), 304, "{tag}");
+    }
     let first = app.get(&format!("/v1/games/{id}/board.svg?ply=1")).await;
     assert_eq!(
         first.headers()["cache-control"],

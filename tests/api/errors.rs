@@ -167,7 +167,7 @@ async fn lookup_errors() {
         .send()
         .await
         .unwrap();
-    assert_eq!(delete.headers()["allow"], "GET");
+    assert_eq!(delete.headers()["allow"], "GET, HEAD");
     assert_problem(delete, 405, "method_not_allowed").await;
     let put = app.client.put(app.url("/v1/games")).send().await.unwrap();
     assert_eq!(put.headers()["allow"], "POST");

@@ -108,6 +108,29 @@ async fn get_answers_with_an_etag_and_honours_if_none_match() {
         .await
         .unwrap();
     assert_eq!(response.status(), StatusCode::NOT_MODIFIED);
+    // If-None-Match compares weakly (RFC 9110, 13.1.2): a tag a proxy marked weak, one of a
+    // list, several header lines, or `*` match too.
+    for tags in [
+        &["W/\"1\""][..],
+        &["\"7\", W/\"1\""],
+        &["\"7\"", "\"1\""],
+        &["*"],
+    ] {
+        let mut request = app.client.get(app.url(&path));
+        for tag in tags {
+            request = request.header("if-none-match", *tag);
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::NOT_MODIFIED, "{tags:?}");
+    }
+    let response = app
+        .client
+        .get(app.url(&path))
+        .header("if-none-match", "W/\"2\", \"11\"")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
     let mv = app
         .play(&created.game.id, &created.tokens[&Seat::P1], "e8d9")
         .await;

@@ -86,6 +86,92 @@ async fn a_body_that_trickles_in_times_out() {
     assert_eq!(app.get("/v1/catalog").await.status(), 200);
 }
 
+/// A connection's later requests are under a deadline too, not only its first (actix times
+/// only the first head): a client that sends a request, reads its answer and then half of a
+/// next head is cut off once it has had nothing in flight for the keep-alive time and the
+/// request timeout. An event stream, in flight the whole time, is not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_later_head_that_never_ends_is_cut_off() {
+    let mut settings = Settings::for_tests();
+    settings.request_timeout = Duration::from_secs(1);
+    settings.events_heartbeat = Duration::from_secs(1);
+    let app = TestApp::spawn_with(settings).await;
+    let port = port_of(&app);
+    let game = app.create(json!({"game": "pillarz"})).await.game.id;
+    let stalled = tokio::task::spawn_blocking(move || {
+        let mut socket = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        socket
+            .write_all(b"GET /healthz/live HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            .unwrap();
+        socket
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        // The whole first answer: its head, then as many bytes as it says.
+        let mut answer = Vec::new();
+        let mut buffer = [0u8; 4096];
+        let complete = |answer: &[u8]| {
+            let text = String::from_utf8_lossy(answer);
+            let Some((head, body)) = text.split_once("\r\n\r\n") else {
+                return false;
+            };
+            let length: usize = head
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().parse().unwrap())
+                })
+                .expect("a sized answer");
+            body.len() >= length
+        };
+        while !complete(&answer) {
+            let n = socket.read(&mut buffer).unwrap();
+            assert!(n > 0, "closed before the first answer");
+            answer.extend_from_slice(&buffer[..n]);
+        }
+        assert!(answer.starts_with(b"HTTP/1.1 200"));
+        socket
+            .write_all(b"GET /v1/catalog HTTP/1.1\r\nHost: loc")
+            .unwrap();
+        let started = Instant::now();
+        let closed = match socket.read(&mut buffer) {
+            Ok(0) => true,
+            Ok(n) => panic!("answered {:?}", String::from_utf8_lossy(&buffer[..n])),
+            Err(e) => !matches!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ),
+        };
+        (closed, started.elapsed())
+    });
+    // Meanwhile a stream outlives that deadline (keep-alive 5 s and 1 s): heartbeats still
+    // come after 8 s.
+    let client = reqwest::Client::new();
+    let mut stream = client
+        .get(app.url(&format!("/v1/games/{game}/events")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    let started = Instant::now();
+    let mut last = started;
+    while started.elapsed() < Duration::from_secs(8) {
+        let chunk = tokio::time::timeout(Duration::from_secs(3), stream.chunk())
+            .await
+            .expect("a heartbeat every second")
+            .unwrap()
+            .expect("the stream goes on");
+        assert!(!chunk.is_empty());
+        last = Instant::now();
+    }
+    assert!(last - started >= Duration::from_secs(7));
+    let (closed, took) = stalled.await.unwrap();
+    assert!(closed, "still open after {took:?}");
+    assert!(took < Duration::from_secs(10), "cut off after {took:?}");
+    // The service is fine.
+    assert_eq!(app.get("/v1/catalog").await.status(), 200);
+}
+
 /// Sends `head`, then one chunk of a never-ending chunked body every 300 ms; returns how long
 /// the server took to close the connection (`None`: not within 8 s) and what it answered.
 fn trickle_until_closed(port: u16, head: &'static [u8]) -> (Option<Duration>, String) {
@@ -267,11 +353,11 @@ async fn an_event_stream_whose_client_reads_nothing_gives_its_place_back() {
 #[tokio::test]
 async fn other_methods_share_one_metric_label() {
     let app = TestApp::spawn_in_memory().await;
-    let routes = [
-        ("/v1/catalog", "GET"),
-        ("/v1/games", "POST"),
-        ("/healthz/live", "GET"),
-        ("/metrics", "GET"),
+    let routes: [(&str, &[&str]); 4] = [
+        ("/v1/catalog", &["GET", "HEAD"]),
+        ("/v1/games", &["POST"]),
+        ("/healthz/live", &["GET", "HEAD"]),
+        ("/metrics", &["GET", "HEAD"]),
     ];
     let methods = [
         "GET",
@@ -295,8 +381,13 @@ async fn other_methods_share_one_metric_label() {
                 .send()
                 .await
                 .unwrap();
-            if method != allow {
+            if !allow.contains(&method) {
                 assert_eq!(response.status(), 405, "{method} {route}");
+                assert_eq!(
+                    response.headers()["allow"],
+                    allow.join(", ").as_str(),
+                    "{method} {route}"
+                );
             }
         }
     }
@@ -310,16 +401,50 @@ async fn other_methods_share_one_metric_label() {
             .collect();
         labels.sort_unstable();
         labels.dedup();
-        assert_eq!(
-            labels,
-            {
-                let mut both = vec![allow, "other"];
-                both.sort_unstable();
-                both
-            },
-            "{route}: {metrics}"
-        );
+        let mut expected = allow.to_vec();
+        expected.push("other");
+        expected.sort_unstable();
+        assert_eq!(labels, expected, "{route}: {metrics}");
     }
+}
+
+/// `HEAD` is answered as `GET` is, without the body (RFC 9110, 9.3.2), on every route that
+/// serves `GET` but the event stream, whose body would hold the replica for nothing.
+#[tokio::test]
+async fn head_is_answered_as_get_without_its_body() {
+    let app = TestApp::spawn_in_memory().await;
+    let game = app.create(json!({"game": "pillarz"})).await.game;
+    for path in [
+        "/v1/catalog".to_string(),
+        "/healthz/live".to_string(),
+        format!("/v1/games/{}", game.id),
+        format!("/v1/games/{}/legal-moves", game.id),
+        format!("/v1/games/{}/board.svg", game.id),
+        "/openapi.json".to_string(),
+    ] {
+        let got = app.get(&path).await;
+        assert_eq!(got.status(), 200, "GET {path}");
+        let got_type = got.headers()["content-type"].clone();
+        let got_length = got.bytes().await.unwrap().len();
+        assert!(got_length > 0, "GET {path}");
+        let head = app.client.head(app.url(&path)).send().await.unwrap();
+        assert_eq!(head.status(), 200, "HEAD {path}");
+        assert_eq!(head.headers()["content-type"], got_type, "HEAD {path}");
+        assert_eq!(
+            head.headers()["content-length"],
+            got_length.to_string().as_str(),
+            "HEAD {path}"
+        );
+        assert!(head.bytes().await.unwrap().is_empty(), "HEAD {path}");
+    }
+    let head = app
+        .client
+        .head(app.url(&format!("/v1/games/{}/events", game.id)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(head.status(), 405);
+    assert_eq!(head.headers()["allow"], "GET");
 }
 
 fn cas_conflicts(metrics: &str) -> f64 {

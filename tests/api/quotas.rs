@@ -614,27 +614,99 @@ async fn an_unread_answer_holds_its_place_in_flight() {
 }
 
 /// A record reads and decodes its game's log page by page: a long game's record costs a read
-/// more for each 512 events, so that a caller's read rate bounds the work it asks for. One
-/// replica, without quotas, plays a game of 1,100 plies; another, sharing its Redis, serves
-/// its record to a caller allowed four reads a minute: the record takes three of them.
+/// more for each 512 events, so that a caller's read rate bounds the work it asks for; so do a
+/// board at an earlier ply and an event stream resumed from an earlier version, which replay
+/// the game up to it, for each 512 plies replayed. One replica, without quotas, plays a game
+/// of 1,100 plies; another, sharing its Redis, serves it to callers allowed four reads a
+/// minute: the record and each look back 1,050 plies back take three of them.
 #[tokio::test]
-async fn a_long_games_record_costs_a_read_for_each_page_of_its_log() {
+async fn long_games_records_and_look_backs_cost_a_read_for_each_page() {
     let redis = RedisServer::start();
     let player = TestApp::spawn_with(settings_for(Some(&redis), "pages")).await;
     let id = player.long_game("alcazar", 1100).await.id;
     let short = player.create(json!({"game": "alcazar"})).await.game.id;
     let mut settings = settings_for(Some(&redis), "pages");
     settings.anon_quotas = quotas("read=4/min");
+    settings.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
     let reader = TestApp::spawn_with(settings).await;
+    let get =
+        |path: String, from: &'static str, headers: &'static [(&'static str, &'static str)]| {
+            let mut request = reader
+                .client
+                .get(reader.url(&path))
+                .header("x-forwarded-for", from);
+            for (name, value) in headers {
+                request = request.header(*name, *value);
+            }
+            request.send()
+        };
+    let remaining = |response: &reqwest::Response| {
+        let value = response.headers()["ratelimit"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert!(value.starts_with("\"read\";r="), "{value}");
+        value["\"read\";r=".len()..]
+            .split(';')
+            .next()
+            .unwrap()
+            .parse::<u64>()
+            .unwrap()
+    };
     // A short game's record costs a read, as any read does.
-    let record = reader.get(&format!("/v1/games/{short}/record")).await;
+    let record = get(format!("/v1/games/{short}/record"), "10.0.0.1", &[])
+        .await
+        .unwrap();
     assert_eq!(record.status(), 200);
     assert_eq!(record.headers()["ratelimit"], "\"read\";r=3;t=15");
-    let record = reader.get(&format!("/v1/games/{id}/record")).await;
+    let record = get(format!("/v1/games/{id}/record"), "10.0.0.1", &[])
+        .await
+        .unwrap();
     assert_eq!(record.status(), 200);
     // One item: the handler's charge is the later state of the same policy.
     assert_eq!(record.headers()["ratelimit"], "\"read\";r=0;t=60");
-    assert_problem(reader.get("/v1/catalog").await, 429, "rate_limited").await;
+    let refused = get("/v1/catalog".to_string(), "10.0.0.1", &[])
+        .await
+        .unwrap();
+    assert_problem(refused, 429, "rate_limited").await;
+
+    // The board now costs a read; 1,050 plies back, three.
+    let now = get(format!("/v1/games/{id}/board.svg"), "10.0.0.2", &[])
+        .await
+        .unwrap();
+    assert_eq!((now.status().as_u16(), remaining(&now)), (200, 3));
+    let back = get(
+        format!("/v1/games/{id}/board.svg?ply=1050"),
+        "10.0.0.3",
+        &[],
+    )
+    .await
+    .unwrap();
+    assert_eq!((back.status().as_u16(), remaining(&back)), (200, 1));
+    let again = get(
+        format!("/v1/games/{id}/board.svg?ply=1050"),
+        "10.0.0.3",
+        &[],
+    )
+    .await
+    .unwrap();
+    assert_problem(again, 429, "rate_limited").await;
+
+    // A stream resumed from the game's version costs a read; from 1,050, three.
+    const NOW: &[(&str, &str)] = &[("accept", "application/x-ndjson")];
+    const BACK: &[(&str, &str)] = &[
+        ("accept", "application/x-ndjson"),
+        ("last-event-id", "1050"),
+    ];
+    let now = get(format!("/v1/games/{id}/events"), "10.0.0.4", NOW)
+        .await
+        .unwrap();
+    assert_eq!((now.status().as_u16(), remaining(&now)), (200, 3));
+    drop(now);
+    let back = get(format!("/v1/games/{id}/events"), "10.0.0.5", BACK)
+        .await
+        .unwrap();
+    assert_eq!((back.status().as_u16(), remaining(&back)), (200, 1));
 }
 
 /// Plies of the game whose record is left unread above.

@@ -70,6 +70,13 @@ async fn a_resigned_timed_game_has_every_move_with_its_clocks() {
             .unwrap()
             .starts_with("text/plain")
     );
+    // The answer depends on Accept, and says so to caches.
+    let vary = text.headers()["vary"].to_str().unwrap();
+    assert!(
+        vary.split(',')
+            .any(|v| v.trim().eq_ignore_ascii_case("accept")),
+        "{vary}"
+    );
     let text = text.text().await.unwrap();
     for needle in [
         "[Game \"pillarz\"]".to_string(),

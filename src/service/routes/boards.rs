@@ -6,7 +6,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use utoipa::IntoParams;
 
-use super::game_id;
+use super::{charge_pages, game_id, if_none_match};
 use crate::api::Problem;
 use crate::rules::AnyRecord;
 use crate::service::error::{ApiError, ErrorCode};
@@ -17,7 +17,8 @@ use crate::service::state::AppState;
 #[into_params(parameter_in = Query)]
 pub struct GameBoardQuery {
     /// Show the position after this many moves (default: the current position); a ply the
-    /// game has not reached is `404 not_found`.
+    /// game has not reached is `404 not_found`. An earlier ply than the game's is replayed: a
+    /// read of the caller's quota more for each whole 512 plies.
     #[param(minimum = 0)]
     ply: Option<u64>,
 }
@@ -47,11 +48,7 @@ fn svg(req: &HttpRequest, body: String, immutable: bool) -> HttpResponse {
     } else {
         "no-cache"
     };
-    let unchanged = req
-        .headers()
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag));
+    let unchanged = if_none_match(req, &etag);
     let mut response = if unchanged {
         HttpResponse::NotModified()
     } else {
@@ -97,16 +94,31 @@ pub async fn game_board(
             format!("ply {ply} is beyond the game's {} moves", game.ply()),
         ));
     }
-    let picture = if ply == game.ply() {
-        crate::svg::render(game.rules(), game.last_move())
+    let (picture, quota_headers) = if ply == game.ply() {
+        (
+            crate::svg::render(game.rules(), game.last_move()),
+            Vec::new(),
+        )
     } else {
-        // An earlier ply: replay up to it (a look back, not the current game).
+        // An earlier ply: replay up to it (a look back, not the current game), which costs a
+        // read more for each whole page of plies replayed.
+        let quota_headers = match charge_pages(&state, &req, ply).await {
+            Ok(headers) => headers,
+            Err(refusal) => return Ok(refusal),
+        };
         let moves: Vec<&str> = game.moves().take(ply as usize).collect();
         let record =
             AnyRecord::replay(game.kind(), game.variants(), game.start_position(), &moves)?;
-        crate::svg::render(record.state(), moves.last().copied())
+        (
+            crate::svg::render(record.state(), moves.last().copied()),
+            quota_headers,
+        )
     };
-    Ok(svg(&req, picture, query.ply.is_some()))
+    let mut answer = svg(&req, picture, query.ply.is_some());
+    for (name, value) in quota_headers {
+        answer.headers_mut().insert(name, value);
+    }
+    Ok(answer)
 }
 
 /// The board of any position.

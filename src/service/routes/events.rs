@@ -30,7 +30,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use futures_util::FutureExt;
 use tokio::sync::watch;
 
-use super::game_id;
+use super::{charge_pages, game_id};
 use crate::api::{GameEvent, Problem};
 use crate::service::domain::{GameId, StoredGame};
 use crate::service::error::{ApiError, ErrorCode};
@@ -274,7 +274,7 @@ const RETRY: Duration = Duration::from_secs(1);
     tag = "games",
     params(
         ("id" = String, Path, description = "The game's UUID"),
-        ("Last-Event-ID" = Option<u64>, Header, minimum = 0, description = "Resume after this version (`0`: from the game's start)"),
+        ("Last-Event-ID" = Option<u64>, Header, minimum = 0, description = "Resume after this version (`0`: from the game's start). The game is replayed up to it: a read of the caller's quota more for each whole 512 versions"),
     ),
     responses(
         (status = 200, description = "`text/event-stream`: `event: game` (`data`: a game view) first, then `event: change` (`data`: a game event); or `application/x-ndjson`: lines `{\"event\": \"game\", \"version\": v, \"game\": <game view>}`, `{\"event\": \"change\", \"version\": v, \"change\": <game event>}` and `{\"event\": \"heartbeat\"}`",
@@ -347,6 +347,13 @@ pub async fn events(
     changes.mark_changed();
     let current = &loaded.game;
     let mut queue = VecDeque::new();
+    // A resume from an earlier version replays the game up to it: a read more for each whole
+    // page of plies replayed.
+    let replayed = last.filter(|&after| after < current.version()).unwrap_or(0);
+    let quota_headers = match charge_pages(&state, &req, replayed).await {
+        Ok(headers) => headers,
+        Err(refusal) => return Ok(refusal),
+    };
     let game = match last {
         None => {
             queue.push_back(game_frame(format, current, now));
@@ -421,7 +428,11 @@ pub async fn events(
         Format::Sse => "text/event-stream",
         Format::Ndjson => "application/x-ndjson",
     };
-    Ok(HttpResponse::Ok()
+    let mut answer = HttpResponse::Ok();
+    for quota_header in quota_headers {
+        answer.insert_header(quota_header);
+    }
+    Ok(answer
         .content_type(content_type)
         .insert_header((header::CACHE_CONTROL, "no-cache"))
         .insert_header(("x-accel-buffering", "no"))

@@ -37,8 +37,8 @@ pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
         .app_data(query)
         .app_data(web::PayloadConfig::new(body_limit))
         .service(
-            resource("/v1/catalog", "GET", Some(Class::Read))
-                .route(web::get().to(catalog::catalog)),
+            resource("/v1/catalog", "GET, HEAD", Some(Class::Read))
+                .route(get_or_head().to(catalog::catalog)),
         )
         .service(
             resource("/v1/games", "POST", Some(Class::Create)).route(web::post().to(games::create)),
@@ -49,11 +49,12 @@ pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
         .service(
             web::scope("/v1/games/{id}")
                 .service(
-                    game_resource!("", "GET", Some(Class::Read)).route(web::get().to(games::get)),
+                    game_resource!("", "GET, HEAD", Some(Class::Read))
+                        .route(get_or_head().to(games::get)),
                 )
                 .service(
-                    game_resource!("/legal-moves", "GET", Some(Class::Read))
-                        .route(web::get().to(moves::legal)),
+                    game_resource!("/legal-moves", "GET, HEAD", Some(Class::Read))
+                        .route(get_or_head().to(moves::legal)),
                 )
                 .service(
                     game_resource!("/moves", "POST", Some(Class::Write))
@@ -64,20 +65,20 @@ pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
                         .route(web::post().to(resign::resign)),
                 )
                 .service(
-                    game_resource!("/record", "GET", Some(Class::Read))
-                        .route(web::get().to(record::record)),
+                    game_resource!("/record", "GET, HEAD", Some(Class::Read))
+                        .route(get_or_head().to(record::record)),
                 )
                 .service(
-                    game_resource!("/clock", "GET", Some(Class::Read))
-                        .route(web::get().to(clock::clock)),
+                    game_resource!("/clock", "GET, HEAD", Some(Class::Read))
+                        .route(get_or_head().to(clock::clock)),
                 )
                 .service(
                     game_resource!("/events", "GET", Some(Class::Read))
                         .route(web::get().to(events::events)),
                 )
                 .service(
-                    game_resource!("/board.svg", "GET", Some(Class::Read))
-                        .route(web::get().to(boards::game_board)),
+                    game_resource!("/board.svg", "GET, HEAD", Some(Class::Read))
+                        .route(get_or_head().to(boards::game_board)),
                 )
                 .service(
                     game_resource!("/analysis", "POST", None)
@@ -86,24 +87,41 @@ pub fn configure(cfg: &mut web::ServiceConfig, body_limit: usize) {
                 .default_service(web::to(not_found)),
         )
         .service(
-            resource("/v1/board.svg", "GET", Some(Class::Read))
-                .route(web::get().to(boards::position_board)),
+            resource("/v1/board.svg", "GET, HEAD", Some(Class::Read))
+                .route(get_or_head().to(boards::position_board)),
         )
         .service(
             resource("/v1/analysis", "POST", None)
                 .route(web::post().to(analysis::analyse_position)),
         )
-        .service(resource("/healthz/live", "GET", None).route(web::get().to(health::live)))
-        .service(resource("/healthz/ready", "GET", None).route(web::get().to(health::ready)))
-        .service(resource("/metrics", "GET", None).route(web::get().to(metrics::scrape)))
-        .service(resource("/openapi.json", "GET", None).route(web::get().to(docs::openapi_json)))
-        .service(resource("/docs", "GET", None).route(web::get().to(docs::page)))
-        .service(resource("/docs/{file}", "GET", None).route(web::get().to(docs::asset)))
-        .service(resource("/problems", "GET", None).route(web::get().to(problems::index)))
-        .service(resource("/problems/{code}", "GET", None).route(web::get().to(problems::problem)))
-        .service(resource("/", "GET", None).route(web::get().to(page::page)))
-        .service(resource("/web/{file}", "GET", None).route(web::get().to(page::asset)))
+        .service(resource("/healthz/live", "GET, HEAD", None).route(get_or_head().to(health::live)))
+        .service(
+            resource("/healthz/ready", "GET, HEAD", None).route(get_or_head().to(health::ready)),
+        )
+        .service(resource("/metrics", "GET, HEAD", None).route(get_or_head().to(metrics::scrape)))
+        .service(
+            resource("/openapi.json", "GET, HEAD", None)
+                .route(get_or_head().to(docs::openapi_json)),
+        )
+        .service(resource("/docs", "GET, HEAD", None).route(get_or_head().to(docs::page)))
+        .service(resource("/docs/{file}", "GET, HEAD", None).route(get_or_head().to(docs::asset)))
+        .service(resource("/problems", "GET, HEAD", None).route(get_or_head().to(problems::index)))
+        .service(
+            resource("/problems/{code}", "GET, HEAD", None)
+                .route(get_or_head().to(problems::problem)),
+        )
+        .service(resource("/", "GET, HEAD", None).route(get_or_head().to(page::page)))
+        .service(resource("/web/{file}", "GET, HEAD", None).route(get_or_head().to(page::asset)))
         .default_service(web::to(not_found));
+}
+
+/// A route for `GET`, and for `HEAD`, which RFC 9110 (9.3.2) asks a server to answer as it
+/// would `GET` without the body (actix sends the head only): uptime monitors and caches ask
+/// with it. Not for the event stream, whose body is an hour of waiting that `HEAD` would make
+/// the replica hold for nothing.
+fn get_or_head() -> actix_web::Route {
+    use actix_web::guard;
+    web::route().guard(guard::Any(guard::Get()).or(guard::Head()))
 }
 
 /// [`resource`] for a path within the scope `/v1/games/{id}`, labelled with its whole pattern.
@@ -252,15 +270,45 @@ fn idempotency_key(req: &HttpRequest) -> Result<Option<IdempotencyKey>, ApiError
     }
 }
 
+/// Whether the request's `If-None-Match` names `etag` (a quoted tag) or is `*`. The
+/// comparison is weak, as RFC 9110 (13.1.2) asks of this header: a `W/` before a tag is
+/// ignored, so a tag a proxy marked weak (nginx does when it compresses) still matches.
+fn if_none_match(req: &HttpRequest, etag: &str) -> bool {
+    req.headers()
+        .get_all(header::IF_NONE_MATCH)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == etag)
+}
+
+/// Plies (or events of a game's log) one read of the caller's quota pays for, in a request
+/// whose work grows with the game's length: a record reads and decodes the log, a look back
+/// at an earlier ply replays the game up to it.
+const READ_PAGE: u64 = 512;
+
+/// Charges the caller a read more for each whole [`READ_PAGE`] of the `work` (plies or
+/// events) its request asks for, before the work is done, so that its read rate bounds the
+/// work and not only its requests: the quota headers to add to the answer (the middleware
+/// shows a policy charged twice once, at its later state), or the `429` to answer instead.
+async fn charge_pages(
+    state: &crate::service::state::AppState,
+    req: &HttpRequest,
+    work: u64,
+) -> Result<Vec<(header::HeaderName, HeaderValue)>, HttpResponse> {
+    let pages = work / READ_PAGE;
+    if pages == 0 {
+        return Ok(Vec::new());
+    }
+    quota::admit_also(state, req, Class::Read, pages)
+        .await
+        .map(|(_, headers)| headers)
+}
+
 /// `304 Not Modified` when the request's `If-None-Match` names this version.
 fn not_modified(req: &HttpRequest, version: u64) -> Option<HttpResponse> {
     let etag = format!("\"{version}\"");
-    let matched = req
-        .headers()
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
-    matched.then(|| {
+    if_none_match(req, &etag).then(|| {
         HttpResponse::NotModified()
             .insert_header((header::ETAG, etag))
             .finish()

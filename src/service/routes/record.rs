@@ -6,17 +6,15 @@ use std::collections::BTreeMap;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 
-use super::game_id;
+use super::{charge_pages, game_id};
 use crate::api::{GameRecord, Problem, RecordMove, TimeControl};
 use crate::rules::{AnyState, Player};
 use crate::service::domain::Event;
 use crate::service::error::{ApiError, ErrorCode};
 use crate::service::games;
-use crate::service::quota::{self, Class};
 use crate::service::state::AppState;
 
-/// Events read from the store at once while building a record (and the events a read of
-/// the caller's quota pays for).
+/// Events read from the store at once while building a record.
 const PAGE: usize = 512;
 
 /// A game's record: variants, start, every move with its ply, time and the clocks after it,
@@ -45,17 +43,11 @@ pub async fn record(
     let id = game_id(&path)?;
     let (loaded, now) = games::read(&state, id).await?;
     let game = &loaded.game;
-    // A long game's record is pages of its log to read and decode: it costs a read more for
-    // each whole page, so that a caller's read rate bounds the work it asks for, not only its
-    // requests (a record of 2,000 plies is some 200 KB).
-    let pages = game.version() / PAGE as u64;
-    let quota_headers = if pages > 0 {
-        match quota::admit_also(&state, &req, Class::Read, pages).await {
-            Ok((_, headers)) => headers,
-            Err(refusal) => return Ok(refusal),
-        }
-    } else {
-        Vec::new()
+    // A long game's record is pages of its log to read and decode (a record of 2,000 plies
+    // is some 200 KB): it costs a read more for each whole page of events.
+    let quota_headers = match charge_pages(&state, &req, game.version()).await {
+        Ok(headers) => headers,
+        Err(refusal) => return Ok(refusal),
     };
     let key = id.to_string();
     let incomplete = || ApiError::new(ErrorCode::Internal, "the game's event log is incomplete");
@@ -145,6 +137,8 @@ pub async fn record(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|accept| accept.contains("text/plain") && !accept.contains("json"));
     let mut answer = HttpResponse::Ok();
+    // The answer depends on `Accept`: a cache must not give one kind to a client of the other.
+    answer.insert_header((header::VARY, "Accept"));
     for quota_header in quota_headers {
         answer.insert_header(quota_header);
     }

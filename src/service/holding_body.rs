@@ -51,3 +51,11 @@ impl<T: Unpin> MessageBody for Holding<T> {
         next
     }
 }
+
+/// The next chunk of `body`, as actix would poll it (for the tests of what a body holds).
+#[cfg(test)]
+pub async fn next_chunk<T: Unpin>(body: &mut Holding<T>) -> Option<Bytes> {
+    std::future::poll_fn(|cx| Pin::new(&mut *body).poll_next(cx))
+        .await
+        .map(|chunk| chunk.unwrap())
+}

@@ -81,8 +81,8 @@ pub fn on_connect(
 }
 
 /// Wakes when the connection may have been idle for `limit`, and shuts it down if it has.
-/// Ends when the connection is gone: the connection's data, and so its [`Watched`], go with it
-/// (which aborts this; it also looks).
+/// Ends when the connection is gone: its data, and so its [`Watched`], go with it, which
+/// aborts this (and a look that finds it gone ends it too).
 async fn watch(watched: Weak<Watched>, limit: Duration) {
     let mut wake = Instant::now() + limit;
     loop {
@@ -162,11 +162,10 @@ pub type InFlight = Holding<Counted>;
 
 #[cfg(test)]
 mod tests {
-    use std::pin::Pin;
-
     use actix_web::web::Bytes;
 
     use super::*;
+    use crate::service::holding_body::next_chunk;
 
     fn watched() -> Rc<Watched> {
         let end: SocketAddr = "127.0.0.1:1".parse().unwrap();
@@ -177,12 +176,6 @@ mod tests {
             ends: (end, end),
             task: Cell::new(None),
         })
-    }
-
-    async fn next(body: &mut InFlight) -> Option<Bytes> {
-        std::future::poll_fn(|cx| Pin::new(&mut *body).poll_next(cx))
-            .await
-            .map(|chunk| chunk.unwrap())
     }
 
     #[actix_web::test]
@@ -198,10 +191,10 @@ mod tests {
         );
         assert_eq!(watched.in_flight.get(), 1);
         let before = watched.idle_since.get();
-        assert_eq!(next(&mut body).await.as_deref(), Some(&b"a"[..]));
-        assert_eq!(next(&mut body).await.as_deref(), Some(&b"b"[..]));
+        assert_eq!(next_chunk(&mut body).await.as_deref(), Some(&b"a"[..]));
+        assert_eq!(next_chunk(&mut body).await.as_deref(), Some(&b"b"[..]));
         assert_eq!(watched.in_flight.get(), 1);
-        assert_eq!(next(&mut body).await, None);
+        assert_eq!(next_chunk(&mut body).await, None);
         assert_eq!(watched.in_flight.get(), 0);
         assert!(watched.idle_since.get() >= before);
 

@@ -562,7 +562,7 @@ fn client_address(req: &HttpRequest, trusted: &[ipnet::IpNet]) -> Option<IpAddr>
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
         .collect();
-    Some(forwarded_caller(peer, forwarded.into_iter(), trusted))
+    Some(forwarded_caller(peer, &forwarded, trusted))
 }
 
 /// [`client_address`] of a request from `peer` with the `X-Forwarded-For` entries
@@ -572,17 +572,13 @@ fn client_address(req: &HttpRequest, trusted: &[ipnet::IpNet]) -> Option<IpAddr>
 /// caller is the last hop known, for whatever is left of it was not written by a proxy this
 /// replica trusts to write addresses. When every hop is trusted, the caller is the first of
 /// them, the farthest one the proxies vouch for.
-fn forwarded_caller<'a>(
-    peer: IpAddr,
-    forwarded: impl DoubleEndedIterator<Item = &'a str>,
-    trusted: &[ipnet::IpNet],
-) -> IpAddr {
+fn forwarded_caller(peer: IpAddr, forwarded: &[&str], trusted: &[ipnet::IpNet]) -> IpAddr {
     let is_trusted = |ip: &IpAddr| trusted.iter().any(|net| net.contains(ip));
     if !is_trusted(&peer) {
         return peer;
     }
     let mut nearest = peer;
-    for entry in forwarded.rev() {
+    for entry in forwarded.iter().rev() {
         let entry = entry.trim();
         let Some(ip) = entry
             .parse::<IpAddr>()
@@ -1010,7 +1006,8 @@ mod tests {
         let trusted: Vec<ipnet::IpNet> = vec!["10.0.0.0/8".parse().unwrap()];
         let proxy: IpAddr = "10.0.0.2".parse().unwrap();
         let caller = |peer: IpAddr, header: &str| {
-            forwarded_caller(peer, header.split(','), &trusted).to_string()
+            let entries: Vec<&str> = header.split(',').collect();
+            forwarded_caller(peer, &entries, &trusted).to_string()
         };
         // An untrusted peer is the caller, whatever it says.
         assert_eq!(caller("192.0.2.9".parse().unwrap(), "1.2.3.4"), "192.0.2.9");

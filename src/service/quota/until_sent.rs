@@ -33,18 +33,11 @@ pub fn until_sent(body: impl MessageBody + 'static, place: Option<Place>) -> Unt
 
 #[cfg(test)]
 mod tests {
-    use std::pin::Pin;
-
     use actix_web::web::Bytes;
 
     use super::*;
+    use crate::service::holding_body::next_chunk;
     use crate::service::quota::places::Counts;
-
-    async fn next(body: &mut UntilSent) -> Option<Bytes> {
-        std::future::poll_fn(|cx| Pin::new(&mut *body).poll_next(cx))
-            .await
-            .map(|chunk| chunk.unwrap())
-    }
 
     #[actix_web::test]
     async fn a_place_is_held_until_the_last_chunk_is_taken() {
@@ -57,12 +50,15 @@ mod tests {
             counts.take("a", 1).is_none(),
             "held while the body is unsent"
         );
-        assert_eq!(next(&mut body).await.as_deref(), Some(&b"an answer"[..]));
+        assert_eq!(
+            next_chunk(&mut body).await.as_deref(),
+            Some(&b"an answer"[..])
+        );
         assert!(
             counts.take("a", 1).is_none(),
             "held until the body says it has ended"
         );
-        assert_eq!(next(&mut body).await, None);
+        assert_eq!(next_chunk(&mut body).await, None);
         assert!(counts.take("a", 1).is_some(), "given back at its end");
     }
 

@@ -341,19 +341,19 @@ pub async fn events(
         // every few seconds for ever: `204` is the answer that makes it stop.
         return Ok(HttpResponse::NoContent().finish());
     }
-    // Following the game from here on; what changed since the read above is read from the log
-    // first thing (so a game that does not exist costs no subscription).
-    let mut changes = state.store.watch(&id.to_string()).await;
-    changes.mark_changed();
     let current = &loaded.game;
-    let mut queue = VecDeque::new();
     // A resume from an earlier version replays the game up to it: a read more for each whole
-    // page of plies replayed.
+    // page of plies replayed, charged before anything is subscribed or replayed.
     let replayed = last.filter(|&after| after < current.version()).unwrap_or(0);
     let quota_headers = match charge_pages(&state, &req, replayed).await {
         Ok(headers) => headers,
         Err(refusal) => return Ok(refusal),
     };
+    // Following the game from here on; what changed since the read above is read from the log
+    // first thing (so a game that does not exist costs no subscription).
+    let mut changes = state.store.watch(&id.to_string()).await;
+    changes.mark_changed();
+    let mut queue = VecDeque::new();
     let game = match last {
         None => {
             queue.push_back(game_frame(format, current, now));

@@ -78,17 +78,31 @@ pub fn wrong_seat() -> ApiError {
 pub enum Written {
     /// The change was applied: the game after it.
     Applied(Arc<Loaded>),
-    /// A retried request: the game as the first answer showed it.
+    /// A retried request whose change is still the game's latest: the game as it stands, which
+    /// is what the first answer showed.
     Replayed(Box<StoredGame>),
+    /// A retried request whose change other changes followed: the first answer must be rebuilt
+    /// by replaying the game up to it, work that grows with the game's length, so the route
+    /// charges the caller for it (as for any look back) before [`LookBack::game`] does it.
+    LookBack(Box<LookBack>),
 }
 
-impl Written {
-    /// The game the answer shows.
-    pub fn game(&self) -> &StoredGame {
-        match self {
-            Written::Applied(loaded) => &loaded.game,
-            Written::Replayed(game) => game,
-        }
+/// A game's later state and the event of the earlier version a retried request made.
+pub struct LookBack {
+    current: StoredGame,
+    version: u64,
+    event: Event,
+}
+
+impl LookBack {
+    /// Plies replayed to rebuild the earlier version.
+    pub fn plies(&self) -> u64 {
+        self.current.ply_as_of(&self.event)
+    }
+
+    /// The game as the first answer showed it.
+    pub fn game(&self) -> Result<StoredGame, ApiError> {
+        self.current.as_of(self.version, &self.event)
     }
 }
 
@@ -400,7 +414,9 @@ async fn replay(
         .filter(|(v, _)| *v == version)
         .and_then(|(v, line)| game.game.decode_event(*v, line))
         .ok_or_else(corrupt)?;
-    Ok(Written::Replayed(Box::new(
-        game.game.as_of(version, &event)?,
-    )))
+    Ok(Written::LookBack(Box::new(LookBack {
+        current: game.game.clone(),
+        version,
+        event,
+    })))
 }

@@ -1,12 +1,13 @@
 //! The test harness: a real `redis-server` per test on a free port, and the real application
 //! (the same `Application::build` as `pillarz serve`) on port 0.
 
+use std::collections::BTreeMap;
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::free_port::free_port;
-use pillarz::api::{CreatedGame, GameView};
+use pillarz::api::{CreatedGame, GameView, Seat};
 use pillarz::service::configuration::{Settings, StoreSettings};
 use pillarz::service::startup::Application;
 use reqwest::{Response, StatusCode};
@@ -395,6 +396,15 @@ impl TestApp {
     /// Creates a game of `kind` between two persons and plays `plies` moves in it, never one
     /// that ends it; the game as it then stands.
     pub async fn long_game(&self, kind: &str, plies: u64) -> GameView {
+        self.long_game_with_tokens(kind, plies).await.0
+    }
+
+    /// [`TestApp::long_game`], with the seats' tokens.
+    pub async fn long_game_with_tokens(
+        &self,
+        kind: &str,
+        plies: u64,
+    ) -> (GameView, BTreeMap<Seat, String>) {
         let created = self.create(json!({ "game": kind })).await;
         let id = created.game.id.clone();
         let kind: pillarz::rules::GameKind = kind.parse().unwrap();
@@ -421,7 +431,7 @@ impl TestApp {
             assert_eq!(response.status(), StatusCode::OK);
             view = response.json().await.unwrap();
         }
-        view
+        (view, created.tokens)
     }
 
     pub async fn legal_moves(&self, id: &str) -> Vec<String> {

@@ -709,6 +709,84 @@ async fn long_games_records_and_look_backs_cost_a_read_for_each_page() {
     assert_eq!((back.status().as_u16(), remaining(&back)), (200, 1));
 }
 
+/// A retried move that later moves followed is rebuilt by replaying the game up to it, and
+/// costs a read more for each 512 plies replayed, as any look back does; a retry of the
+/// game's latest move is not. One replica, without quotas, plays 600 plies, then a move with
+/// an `Idempotency-Key`, then one more; another, sharing its Redis, takes the retries from
+/// callers allowed four reads a minute.
+#[tokio::test]
+async fn a_retried_move_that_replays_the_game_costs_a_read_for_each_page() {
+    let redis = RedisServer::start();
+    let player = TestApp::spawn_with(settings_for(Some(&redis), "retries")).await;
+    let (view, tokens) = player.long_game_with_tokens("alcazar", 600).await;
+    let id = view.id;
+    let moves = player.legal_moves(&id).await;
+    let keyed = json!({"move": moves[0]});
+    let first = player
+        .client
+        .post(player.url(&format!("/v1/games/{id}/moves")))
+        .bearer_auth(&tokens[&view.turn])
+        .header("idempotency-key", "old-move")
+        .json(&keyed)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(first.status(), 200);
+    let first: serde_json::Value = first.json().await.unwrap();
+    assert_eq!(first["ply"], 601);
+
+    let mut settings = settings_for(Some(&redis), "retries");
+    settings.anon_quotas = quotas("read=4/min");
+    settings.trusted_proxies = vec!["127.0.0.0/8".parse().unwrap()];
+    let reader = TestApp::spawn_with(settings).await;
+    let retry = |token: String, key: &'static str, body: serde_json::Value| {
+        reader
+            .client
+            .post(reader.url(&format!("/v1/games/{id}/moves")))
+            .header("x-forwarded-for", "10.0.0.9")
+            .bearer_auth(token)
+            .header("idempotency-key", key)
+            .json(&body)
+            .send()
+    };
+    // The `read` item of an answer's `RateLimit` list (the middleware charged a write too).
+    let read_item = |response: &reqwest::Response| {
+        let value = response.headers()["ratelimit"].to_str().unwrap();
+        assert!(value.starts_with("\"write\";"), "{value}");
+        value
+            .split(", ")
+            .find(|item| item.starts_with("\"read\";"))
+            .map(str::to_string)
+    };
+    // The latest move's retry is the game as it stands: no read is charged.
+    let latest = retry(tokens[&view.turn].clone(), "old-move", keyed.clone())
+        .await
+        .unwrap();
+    assert_eq!(latest.status(), 200);
+    assert_eq!(read_item(&latest), None);
+
+    // The opponent answers; the keyed move is now a look back 600 plies deep.
+    let reply = player.legal_moves(&id).await;
+    let other = tokens[&view.turn.other()].clone();
+    assert_eq!(player.play(&id, &other, &reply[0]).await.status(), 200);
+    for left in (0..4).rev() {
+        let again = retry(tokens[&view.turn].clone(), "old-move", keyed.clone())
+            .await
+            .unwrap();
+        assert_eq!(again.status(), 200);
+        assert_eq!(
+            read_item(&again),
+            Some(format!("\"read\";r={left};t={}", 15 * (4 - left)))
+        );
+        let again: serde_json::Value = again.json().await.unwrap();
+        assert_eq!(again, first, "the first answer again");
+    }
+    let refused = retry(tokens[&view.turn].clone(), "old-move", keyed)
+        .await
+        .unwrap();
+    assert_problem(refused, 429, "rate_limited").await;
+}
+
 /// Plies of the game whose record is left unread above.
 const RECORD_PLIES: u64 = 1500;
 

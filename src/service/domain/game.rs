@@ -730,15 +730,21 @@ impl StoredGame {
         })
     }
 
+    /// The game's ply after `event`, one of its earlier events: the plies [`StoredGame::as_of`]
+    /// replays.
+    pub fn ply_as_of(&self, event: &Event) -> u64 {
+        match event {
+            Event::Created { .. } => 0,
+            Event::Moved { ply, .. } => *ply,
+            Event::Resigned { .. } | Event::TimedOut { .. } => self.ply(),
+        }
+    }
+
     /// The game as it was at an earlier `version`, whose event is `event`: its moves are a
     /// prefix of these, and its live part follows from the event. Replays that prefix (this is
     /// for rare look-backs, such as rebuilding an old answer, never for a plain request).
     pub fn as_of(&self, version: u64, event: &Event) -> Result<StoredGame, ApiError> {
-        let ply = match event {
-            Event::Created { .. } => 0,
-            Event::Moved { ply, .. } => *ply,
-            Event::Resigned { .. } | Event::TimedOut { .. } => self.ply(),
-        };
+        let ply = self.ply_as_of(event);
         let variants = self.variants();
         let mut rules = AnyState::new(self.kind, variants, Some(&self.header.start))
             .map_err(|e| corrupt(self.id, e))?;

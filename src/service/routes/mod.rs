@@ -317,10 +317,34 @@ fn not_modified(req: &HttpRequest, version: u64) -> Option<HttpResponse> {
 
 /// The answer of a move or a resignation: the game as the change left it (rendered at the
 /// change's time, so a replayed answer is the first answer byte for byte), with its `ETag`.
-fn written_answer(written: &crate::service::games::Written) -> HttpResponse {
-    let game = written.game();
-    let body = game.view_json(game.changed_at());
-    json_with_etag(actix_web::http::StatusCode::OK, game.version(), body)
+///
+/// A retry of a request that later changes followed is rebuilt by replaying the game up to it,
+/// and costs a read more for each whole page of plies replayed, as any look back does.
+async fn written_answer(
+    state: &crate::service::state::AppState,
+    req: &HttpRequest,
+    written: crate::service::games::Written,
+) -> Result<HttpResponse, ApiError> {
+    use crate::service::games::Written;
+    let answer = |game: &StoredGame| {
+        let body = game.view_json(game.changed_at());
+        json_with_etag(actix_web::http::StatusCode::OK, game.version(), body)
+    };
+    Ok(match written {
+        Written::Applied(loaded) => answer(&loaded.game),
+        Written::Replayed(game) => answer(&game),
+        Written::LookBack(back) => {
+            let quota_headers = match charge_pages(state, req, back.plies()).await {
+                Ok(headers) => headers,
+                Err(refusal) => return Ok(refusal),
+            };
+            let mut answer = answer(&back.game()?);
+            for (name, value) in quota_headers {
+                answer.headers_mut().insert(name, value);
+            }
+            answer
+        }
+    })
 }
 
 /// A JSON answer with the game's version as its `ETag`.

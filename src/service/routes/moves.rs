@@ -111,5 +111,5 @@ pub async fn submit(
         game.play(seat, &request.mv, now, max_plies)
     })
     .await?;
-    Ok(written_answer(&written))
+    written_answer(&state, &req, written).await
 }

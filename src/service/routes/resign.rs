@@ -47,5 +47,5 @@ pub async fn resign(
         game.resign(seat, now)
     })
     .await?;
-    Ok(written_answer(&written))
+    written_answer(&state, &req, written).await
 }

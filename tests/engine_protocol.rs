@@ -73,40 +73,99 @@ fn bad_commands_get_an_error_line_and_the_session_goes_on() {
     assert_eq!(lines.last().unwrap(), "readyok");
 }
 
+/// A running `pillarz engine` whose output lines arrive on a channel, so a test can wait for
+/// one with a deadline instead of hanging with the engine.
+struct Live {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Live {
+    fn start() -> Live {
+        let mut child = Command::new(BIN)
+            .arg("engine")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let out = BufReader::new(child.stdout.take().unwrap());
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in out.lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Live {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn send(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The first line starting with `prefix` within 30 s (a hang fails the test), skipping
+    /// `info` lines only.
+    fn expect(&self, prefix: &str) -> String {
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(std::time::Duration::from_secs(30))
+                .unwrap_or_else(|e| panic!("no line starting with {prefix:?}: {e}"));
+            if line.starts_with(prefix) {
+                return line;
+            }
+            assert!(line.starts_with("info "), "{line:?} before {prefix:?}");
+        }
+    }
+
+    /// The engine leaves by itself within 30 s, successfully.
+    fn expect_exit(mut self) {
+        for _ in 0..3000 {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success(), "{status}");
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        panic!("the engine did not leave");
+    }
+}
+
+/// A test that fails leaves no engine searching.
+impl Drop for Live {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 #[test]
 fn stop_ends_an_infinite_search_with_a_bestmove() {
-    let mut child = Command::new(BIN)
-        .arg("engine")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    writeln!(stdin, "position startpos moves a1+b2 d4+e5\ngo infinite").unwrap();
+    let mut engine = Live::start();
+    engine.send(b"position startpos moves a1+b2 d4+e5\ngo infinite\n");
     std::thread::sleep(std::time::Duration::from_millis(300));
-    writeln!(stdin, "isready").unwrap();
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
+    engine.send(b"isready\n");
     assert_eq!(
-        line.trim(),
-        "readyok",
+        engine
+            .lines
+            .recv_timeout(std::time::Duration::from_secs(30)),
+        Ok("readyok".to_string()),
         "isready is answered while searching"
     );
-    writeln!(stdin, "stop").unwrap();
-    let best = loop {
-        line.clear();
-        assert!(
-            out.read_line(&mut line).unwrap() > 0,
-            "the engine went away"
-        );
-        if line.starts_with("bestmove ") {
-            break line.clone();
-        }
-    };
-    assert!(!best.contains("bestmove none"));
-    writeln!(stdin, "quit").unwrap();
-    assert!(child.wait().unwrap().success());
+    engine.send(b"stop\n");
+    let best = engine.expect("bestmove ");
+    assert!(!best.contains("bestmove none"), "{best}");
+    engine.send(b"quit\n");
+    engine.expect_exit();
 }
 
 #[test]
@@ -184,4 +243,113 @@ fn a_verbose_match_prints_games_that_replay() {
         .collect();
     assert_eq!(games.len(), 2, "{text}");
     assert_eq!(games[0][..2], games[1][..2], "one opening a pair");
+}
+
+/// A command sent while a search with a bound too large to reach runs waits for it, but a
+/// `stop` sent after that command still ends the search (the engine read no more input while
+/// it waited), and so does a `quit`.
+#[test]
+fn stop_and_quit_reach_a_search_a_waiting_command_is_stuck_behind() {
+    let mut engine = Live::start();
+    engine.send(b"go nodes 18446744073709551615\n");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    engine.send(b"position startpos moves a1+b2 d4+e5\nstop\n");
+    let best = engine.expect("bestmove ");
+    assert!(!best.contains("bestmove none"), "{best}");
+    // The position was set after the search (no `error` line came): a new search answers.
+    engine.send(b"go depth 1\n");
+    let best = engine.expect("bestmove ");
+    assert!(!best.contains("bestmove none"), "{best}");
+    engine.send(b"isready\n");
+    engine.expect("readyok");
+
+    // A `stop` queued behind other waiting commands still reaches the search.
+    engine.send(b"go nodes 18446744073709551615\n");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    engine.send(b"position startpos\nposition startpos moves a1+b2\nstop\nisready\n");
+    engine.expect("bestmove ");
+    engine.expect("readyok");
+
+    // A `quit` too.
+    engine.send(b"go depth 64\n");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    engine.send(b"newgame pyrga\nquit\n");
+    engine.expect("bestmove ");
+    engine.expect_exit();
+}
+
+/// A line that is not UTF-8, or longer than the engine reads, is refused with an error line
+/// and the session goes on.
+#[test]
+fn a_line_not_utf8_or_endless_is_refused_and_the_session_goes_on() {
+    let mut engine = Live::start();
+    engine.send(b"go depth \xff\n");
+    assert_eq!(engine.expect("error "), "error a line that is not UTF-8");
+    let mut long = vec![b'x'; 3 << 20];
+    long.push(b'\n');
+    engine.send(&long);
+    assert_eq!(engine.expect("error "), "error a line over 1048576 bytes");
+    engine.send(b"isready\nquit\n");
+    engine.expect("readyok");
+    engine.expect_exit();
+}
+
+/// `pillarz match pyrga engine:20 cmd:/bin/sh@20` in a directory whose file `engine` is the
+/// shell script `script` (`cmd:` runs `<path> engine`: the shell runs the script, which need
+/// not be an executable written by this test, so never "text file busy"), misbehaving: the
+/// match must end within `deadline` with exit 1, saying `why`.
+fn assert_match_fails(script: &str, deadline: std::time::Duration, why: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("engine"), format!("{script}\n")).unwrap();
+    let mut child = Command::new(BIN)
+        .current_dir(dir.path())
+        .args(["match", "pyrga", "engine:20", "cmd:/bin/sh@20"])
+        .args(["--games", "2"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let err = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut text).unwrap();
+        text
+    });
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > deadline {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("the match still runs after {deadline:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let err = err.join().unwrap();
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains(why), "{err}");
+}
+
+/// An engine that chatters without ever answering gets the move's deadline (think time plus
+/// 10 s), not a fresh one per line it writes.
+#[test]
+fn a_match_gives_up_on_an_engine_that_chatters_without_answering() {
+    assert_match_fails(
+        "while true; do echo 'info depth 1'; sleep 0.1; done",
+        std::time::Duration::from_secs(40),
+        "no bestmove within",
+    );
+}
+
+/// An engine that writes a line without end is refused once the line passes 64 KiB, not
+/// buffered until the deadline.
+#[test]
+fn a_match_refuses_an_engine_line_without_end() {
+    assert_match_fails(
+        "exec tr -d '\\n' < /dev/zero",
+        std::time::Duration::from_secs(40),
+        "wrote a line over 65536 bytes",
+    );
 }

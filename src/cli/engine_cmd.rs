@@ -1,15 +1,21 @@
 //! `pillarz engine`: the engine behind a line protocol on stdin/stdout (see
 //! [`super::engine_protocol`]), so that GUIs, scripts and other `pillarz` binaries can drive it.
 //!
-//! Commands are read on one thread; a search runs on another, so `stop`, `isready` and `quit`
-//! are answered while it thinks. Any other command waits for a bounded search to answer first
-//! (so a script can pipe a whole session in), and stops a `go infinite`.
+//! Commands are handled on one thread; a search runs on another, so `stop`, `isready` and
+//! `quit` are answered while it thinks. Any other command waits for a bounded search to answer
+//! first (so a script can pipe a whole session in), and stops a `go infinite`. Input is read on
+//! a third thread, so that while a command waits, a `stop` or `quit` sent after it (with no
+//! `go` between) still ends the search: a bound too large to reach (`go nodes
+//! 18446744073709551615`) does not leave the engine deaf.
 
-use std::io::{BufRead, Write};
+use std::collections::VecDeque;
+use std::io::{BufRead, Read, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, sync_channel};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use crate::engine::any::{Analysis, AnyEngine};
 use crate::engine::{Eval, Limit, Params};
@@ -50,6 +56,81 @@ fn bestmove_line(a: &Analysis) -> String {
     )
 }
 
+/// The longest command line read (a position with thousands of moves is a few tens of KiB).
+const MAX_LINE: usize = 1 << 20;
+
+/// The most lines kept while a command waits: past it, the driver's writes wait as they did
+/// before input had its own thread (a `stop` after so many commands was not meant for the
+/// search that runs).
+const MAX_PENDING: usize = 1024;
+
+/// The driver's lines, read on a thread of their own.
+struct Input {
+    /// Each line, or why it was refused (too long, not UTF-8); ends with the input.
+    lines: Receiver<Result<String, String>>,
+    /// Lines read while a command waited for a search, to be handled next, in order.
+    pending: VecDeque<Result<String, String>>,
+}
+
+impl Input {
+    fn stdin() -> Input {
+        let (tx, lines) = sync_channel(64);
+        std::thread::spawn(move || {
+            let mut stdin = std::io::stdin().lock();
+            loop {
+                let mut line = Vec::new();
+                let Ok(n) = (&mut stdin)
+                    .take(MAX_LINE as u64 + 1)
+                    .read_until(b'\n', &mut line)
+                else {
+                    return;
+                };
+                if n == 0 {
+                    return;
+                }
+                let item = if line.len() > MAX_LINE && !line.ends_with(b"\n") {
+                    // Skip the rest of the line.
+                    let mut rest = Vec::new();
+                    while (&mut stdin)
+                        .take(MAX_LINE as u64)
+                        .read_until(b'\n', &mut rest)
+                        .is_ok_and(|n| n > 0 && !rest.ends_with(b"\n"))
+                    {
+                        rest.clear();
+                    }
+                    Err(format!("a line over {MAX_LINE} bytes"))
+                } else {
+                    String::from_utf8(line).map_err(|_| "a line that is not UTF-8".to_string())
+                };
+                if tx.send(item).is_err() {
+                    return;
+                }
+            }
+        });
+        Input {
+            lines,
+            pending: VecDeque::new(),
+        }
+    }
+
+    /// Whether a `stop` or `quit` is queued with no `go` before it.
+    fn stop_queued(&self) -> bool {
+        for line in self.pending.iter().flatten() {
+            match line.trim().parse::<Command>() {
+                Ok(Command::Stop | Command::Quit) => return true,
+                Ok(Command::Go { .. }) => return false,
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// The next line to handle; `None` at the end of the input.
+    fn next(&mut self) -> Option<Result<String, String>> {
+        self.pending.pop_front().or_else(|| self.lines.recv().ok())
+    }
+}
+
 /// What the engine knows between commands.
 struct Session {
     kind: GameKind,
@@ -87,10 +168,28 @@ impl Session {
         }
     }
 
-    /// Waits for a bounded search to end by itself (an unbounded one is stopped).
-    fn await_search(&mut self) {
+    /// Waits for a bounded search to end by itself (an unbounded one is stopped). Meanwhile
+    /// the driver's lines are kept, in order, for later; but a `stop` or `quit` among them that
+    /// no `go` precedes was meant for the search that runs, so it ends that search at once
+    /// (and is still handled in its turn).
+    fn await_search(&mut self, input: &mut Input) {
         match self.search.take() {
-            Some((handle, _, false)) => {
+            Some((handle, stop, false)) => {
+                while !handle.is_finished() && !input.stop_queued() {
+                    if input.pending.len() >= MAX_PENDING {
+                        std::thread::sleep(Duration::from_millis(5));
+                        continue;
+                    }
+                    match input.lines.recv_timeout(Duration::from_millis(5)) {
+                        Ok(line) => input.pending.push_back(line),
+                        // The input ended: the search still answers.
+                        Err(RecvTimeoutError::Disconnected) => break,
+                        Err(RecvTimeoutError::Timeout) => {}
+                    }
+                }
+                if input.stop_queued() {
+                    stop.store(true, Ordering::Relaxed);
+                }
                 let _ = handle.join();
             }
             Some(running) => {
@@ -110,8 +209,8 @@ impl Session {
         Ok(())
     }
 
-    fn go(&mut self, limit: Option<Limit>, multipv: usize) {
-        self.await_search();
+    fn go(&mut self, limit: Option<Limit>, multipv: usize, input: &mut Input) {
+        self.await_search(input);
         let record = self.record.clone();
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
@@ -151,7 +250,7 @@ impl Session {
     }
 
     /// Handles one line; `false` once the driver said `quit`.
-    fn handle(&mut self, line: &str) -> bool {
+    fn handle(&mut self, line: &str, input: &mut Input) -> bool {
         let command = match line.parse::<Command>() {
             Ok(c) => c,
             Err(super::engine_protocol::CommandError::Empty) => return true,
@@ -162,7 +261,7 @@ impl Session {
         };
         match command {
             Command::NewGame { game, variants } => {
-                self.await_search();
+                self.await_search(input);
                 let parsed = game
                     .parse::<GameKind>()
                     .map_err(RulesError::from)
@@ -184,12 +283,12 @@ impl Session {
                 }
             }
             Command::Position { start, moves } => {
-                self.await_search();
+                self.await_search(input);
                 if let Err(e) = self.set_position(start.as_deref(), &moves) {
                     say(&format!("error {e}"));
                 }
             }
-            Command::Go { limit, multipv } => self.go(limit, multipv),
+            Command::Go { limit, multipv } => self.go(limit, multipv, input),
             Command::Stop => self.finish_search(),
             Command::IsReady => say("readyok"),
             Command::Quit => {
@@ -203,13 +302,18 @@ impl Session {
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let mut session = Session::new(args.hash_bits, args.eval);
-    for line in std::io::stdin().lock().lines() {
-        let line = line.map_err(anyhow::Error::from)?;
-        if !session.handle(line.trim()) {
-            return Ok(ExitCode::SUCCESS);
+    let mut input = Input::stdin();
+    while let Some(line) = input.next() {
+        match line {
+            Ok(line) => {
+                if !session.handle(line.trim(), &mut input) {
+                    return Ok(ExitCode::SUCCESS);
+                }
+            }
+            Err(refused) => say(&format!("error {refused}")),
         }
     }
     // End of input (`echo "go depth 8" | pillarz engine`): a bounded search finishes and answers.
-    session.await_search();
+    session.await_search(&mut input);
     Ok(ExitCode::SUCCESS)
 }

@@ -1,10 +1,10 @@
 //! An engine in another process, driven through the engine protocol: how `pillarz match` plays
 //! one `pillarz` binary (an older build, say) against another.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::time::Duration;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, SyncSender, channel, sync_channel};
+use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 
@@ -19,15 +19,54 @@ use super::engine_protocol::parse_bestmove;
 /// How long past its think time an engine may take to answer before it counts as hung.
 const GRACE: Duration = Duration::from_secs(10);
 
-/// `<path> engine`, running.
+/// The longest line an engine may write (its longest honest line, an `info` with a whole
+/// principal variation, is a few hundred bytes).
+const MAX_LINE: usize = 64 * 1024;
+
+/// Lines read ahead of the match: an engine that writes faster than the match reads waits.
+const LINES_AHEAD: usize = 256;
+
+/// `<path> engine`, running. Its output is read on one thread and its input written on
+/// another, so that an engine that writes without end, or stops reading, can hold neither
+/// the match's memory nor the match itself: every wait has a deadline, and at its end the
+/// engine is killed.
 pub struct ExternalEngine {
     name: String,
     child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
+    /// Lines to write to the engine (the writer thread ends when this is dropped).
+    input: Option<Sender<String>>,
+    lines: Receiver<Result<String, String>>,
     limit: Limit,
     game: GameKind,
     variants: Variants,
+}
+
+/// Sends the engine's lines, each at most [`MAX_LINE`] bytes of UTF-8, until its output ends
+/// or a line is refused (the refusal is the last item).
+fn read_lines(stdout: ChildStdout, lines: SyncSender<Result<String, String>>) {
+    let mut out = BufReader::new(stdout);
+    loop {
+        let mut line = Vec::new();
+        let read = (&mut out)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut line);
+        let item = match read {
+            Ok(0) | Err(_) => return,
+            Ok(_) if !line.ends_with(b"\n") && line.len() > MAX_LINE => {
+                Err(format!("wrote a line over {MAX_LINE} bytes"))
+            }
+            Ok(_) => {
+                let end = line.len() - usize::from(line.ends_with(b"\n"));
+                let end = end - usize::from(line[..end].ends_with(b"\r"));
+                line.truncate(end);
+                String::from_utf8(line).map_err(|_| "wrote a line that is not UTF-8".to_string())
+            }
+        };
+        let last = item.is_err();
+        if lines.send(item).is_err() || last {
+            return;
+        }
+    }
 }
 
 impl ExternalEngine {
@@ -45,21 +84,25 @@ impl ExternalEngine {
             .stderr(Stdio::inherit())
             .spawn()
             .map_err(|e| format!("cannot start {path}: {e}"))?;
-        let stdin = child.stdin.take().expect("piped stdin");
+        let mut stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, lines) = channel();
+        let (tx, lines) = sync_channel(LINES_AHEAD);
+        std::thread::spawn(move || read_lines(stdout, tx));
+        let (input, to_write) = channel::<String>();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
+            for line in to_write {
+                if writeln!(stdin, "{line}")
+                    .and_then(|()| stdin.flush())
+                    .is_err()
+                {
+                    return;
                 }
             }
         });
         Ok(ExternalEngine {
             name: format!("cmd:{path}@{limit}"),
             child,
-            stdin,
+            input: Some(input),
             lines,
             limit,
             game,
@@ -67,25 +110,32 @@ impl ExternalEngine {
         })
     }
 
-    fn send(&mut self, line: &str) -> Result<(), String> {
-        writeln!(self.stdin, "{line}")
-            .and_then(|()| self.stdin.flush())
-            .map_err(|e| format!("{}: cannot write to the engine: {e}", self.name))
+    /// Queues a line for the engine. It never blocks the match, and never fails: an engine
+    /// that stopped reading, or closed its input, is caught by the wait for its answer, which
+    /// then tells why (a refused line, its exit, or no answer in time).
+    fn send(&mut self, line: &str) {
+        if let Some(input) = &self.input {
+            let _ = input.send(line.to_string());
+        }
     }
 
-    /// Reads lines until `bestmove`; an `error` line or silence past the grace time fails.
+    /// Reads lines until `bestmove`; an `error` line, a refused line, or no `bestmove` by the
+    /// think time plus [`GRACE`] (however much else the engine writes meanwhile) fails.
     fn await_bestmove(&mut self) -> Result<Option<String>, String> {
         let think = match self.limit {
             Limit::MovetimeMs(ms) => Duration::from_millis(ms),
             // A node or depth limit has no time to it: allow a generous minute.
             _ => Duration::from_secs(60),
         };
-        let deadline = think + GRACE;
+        let allowed = think + GRACE;
+        let deadline = Instant::now() + allowed;
         loop {
-            let line = match self.lines.recv_timeout(deadline) {
-                Ok(line) => line,
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = match self.lines.recv_timeout(left) {
+                Ok(Ok(line)) => line,
+                Ok(Err(refused)) => return Err(format!("{}: the engine {refused}", self.name)),
                 Err(RecvTimeoutError::Timeout) => {
-                    return Err(format!("{}: no bestmove within {deadline:?}", self.name));
+                    return Err(format!("{}: no bestmove within {allowed:?}", self.name));
                 }
                 Err(RecvTimeoutError::Disconnected) => {
                     return Err(format!("{}: the engine exited", self.name));
@@ -108,7 +158,8 @@ impl<G: Searchable> Contender<G> for ExternalEngine {
             line.push(' ');
             line.push_str(v);
         }
-        self.send(&line)
+        self.send(&line);
+        Ok(())
     }
 
     fn choose(
@@ -122,12 +173,12 @@ impl<G: Searchable> Contender<G> for ExternalEngine {
             position.push(' ');
             position.push_str(&mv.to_string());
         }
-        self.send(&position)?;
+        self.send(&position);
         self.send(&match self.limit {
             Limit::MovetimeMs(ms) => format!("go movetime {ms}"),
             Limit::Nodes(n) => format!("go nodes {n}"),
             Limit::Depth(d) => format!("go depth {d}"),
-        })?;
+        });
         let best = self
             .await_bestmove()?
             .ok_or_else(|| format!("{}: bestmove none in a game that goes on", self.name))?;
@@ -137,7 +188,9 @@ impl<G: Searchable> Contender<G> for ExternalEngine {
 
 impl Drop for ExternalEngine {
     fn drop(&mut self) {
-        let _ = self.send("quit");
+        self.send("quit");
+        // The writer closes the engine's input once it has written what is queued.
+        self.input = None;
         // Give it a moment to leave by itself, then make sure it is gone.
         for _ in 0..50 {
             if let Ok(Some(_)) = self.child.try_wait() {

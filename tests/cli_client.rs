@@ -549,7 +549,15 @@ async fn run_within(url: &str, args: &[&str], deadline: std::time::Duration) -> 
 
 /// A game view as the stream's `game` line, at `version`, ongoing or finished.
 fn game_line(version: u64, finished: bool, mv: &str) -> String {
-    let view = serde_json::json!({
+    format!(
+        "{}\n",
+        serde_json::json!({"event": "game", "version": version, "game": game_view(version, finished, mv)})
+    )
+}
+
+/// A Pyrga game's view at `version`, ongoing or finished.
+fn game_view(version: u64, finished: bool, mv: &str) -> Value {
+    serde_json::json!({
         "id": "6a3e7f3a-0000-4000-8000-000000000000", "game": "pyrga", "variants": [],
         "start_position": "-,-,-,-/-,-,-,-/-,-,-,-/-,-,-,- 1 -",
         "position": "-,-,-,-/-,-,-,-/-,-,-,-/-,-,-,- 1 -", "turn": "p1", "ply": 0,
@@ -557,11 +565,7 @@ fn game_line(version: u64, finished: bool, mv: &str) -> String {
         "result": if finished { serde_json::json!("p1") } else { Value::Null },
         "termination": if finished { serde_json::json!("resign") } else { Value::Null },
         "moves": [mv], "clock": null, "engine_seats": {}
-    });
-    format!(
-        "{}\n",
-        serde_json::json!({"event": "game", "version": version, "game": view})
-    )
+    })
 }
 
 /// An answer that declares a body of 100 GB is refused before its bytes are read, and the
@@ -1106,4 +1110,113 @@ async fn watch_reconnects_at_most_a_few_times_a_second() {
     assert!(!in_time, "{}", String::from_utf8_lossy(&out.stderr));
     assert!(requests <= 10, "{requests} requests in 2 s");
     assert!(requests >= 2, "watch did not resume after progress");
+}
+
+/// A redirect is not followed: a move's `POST` turned into a `GET` by a `302` must not print
+/// the game the `GET` found as the move played, and the seat's token must not follow it. Exit
+/// 7, and the server saw the view's `GET` and the move's `POST`, nothing more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_is_not_followed() {
+    let view = game_view(2, false, "Sb2").to_string();
+    let (url, heads) = fake_server(move |n| match n {
+        1 => vec![text(
+            "HTTP/1.1 302 Found\r\nlocation: /v1/games/x\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+        )],
+        _ => vec![answer("200 OK", "application/json", &view)],
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens.json");
+    std::fs::write(&tokens, r#"{"x": {"p1": "secret-token"}}"#).unwrap();
+    let deadline = std::time::Duration::from_secs(30);
+    let (out, in_time) = run_within(
+        &url,
+        &["move", "x", "a1", "--tokens-file", tokens.to_str().unwrap()],
+        deadline,
+    )
+    .await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(in_time, "{err}");
+    assert_eq!(out.status.code(), Some(7), "{err}");
+    assert!(
+        err.contains("302 Found") && err.contains("redirect"),
+        "{err}"
+    );
+    let heads = heads.lock().unwrap();
+    assert_eq!(heads.len(), 2, "{heads:?}");
+    assert!(heads[1].starts_with("post "), "{heads:?}");
+}
+
+/// `play` against a server whose new game has no token for the player's seat ends with exit 7
+/// and says so (it panicked).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn play_without_a_token_for_its_seat_says_so() {
+    let (url, _) = fake_server(|_| {
+        let created = serde_json::json!({"game": game_view(0, false, "Sb2"), "tokens": {}});
+        vec![answer(
+            "201 Created",
+            "application/json",
+            &created.to_string(),
+        )]
+    })
+    .await;
+    let deadline = std::time::Duration::from_secs(30);
+    let (out, in_time) = run_within(&url, &["play", "pyrga", "--vs-engine", "1"], deadline).await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(in_time, "{err}");
+    assert_eq!(out.status.code(), Some(7), "{err}");
+    assert!(err.contains("without a token for p1"), "{err}");
+}
+
+/// A stream whose change does not follow the version `watch` has is not followed (a server
+/// that sends changes out of order, or endless changes to nothing, is not piled up).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_refuses_a_change_out_of_order() {
+    let (url, _) = fake_server(|_| {
+        let mut change = game_view(5, false, "Sb2");
+        change["kind"] = "move".into();
+        change["at"] = 0.into();
+        change["seat"] = "p1".into();
+        change["move"] = "Sb2".into();
+        let line = serde_json::json!({"event": "change", "version": 5, "change": change});
+        vec![
+            text(CHUNKED_NDJSON),
+            chunk(&game_line(1, false, "Sb2")),
+            chunk(&format!("{line}\n")),
+            Step::Stall,
+        ]
+    })
+    .await;
+    let deadline = std::time::Duration::from_secs(30);
+    let (out, in_time) = run_within(&url, &["watch", "x", "--json"], deadline).await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(in_time, "{err}");
+    assert_eq!(out.status.code(), Some(7), "{err}");
+    assert!(
+        err.contains("a change to version 5 after version 1"),
+        "{err}"
+    );
+}
+
+/// `analyze-batch` names a failure that is not the server's by what it was: an answer that
+/// breaks the API is `protocol`, not `network`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn analyze_batch_names_a_broken_answer_protocol() {
+    let (url, _) = fake_server(|_| vec![answer("200 OK", "application/json", "not json")]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("positions.txt");
+    std::fs::write(&file, "-,-,-,-/-,-,-,-/-,-,-,-/-,-,-,- 1 -\n").unwrap();
+    let deadline = std::time::Duration::from_secs(30);
+    let (out, in_time) = run_within(
+        &url,
+        &["analyze-batch", file.to_str().unwrap(), "--game", "pyrga"],
+        deadline,
+    )
+    .await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(in_time, "{err}");
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["ok"], false, "{result}");
+    assert_eq!(result["error"]["code"], "protocol", "{result}");
 }

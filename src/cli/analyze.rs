@@ -204,7 +204,7 @@ async fn analyse_line(api: &ApiClient, n: usize, request: Result<Value, String>)
             json!({"line": n, "ok": false, "position": body["position"], "error": {"code": p.code, "detail": p.detail}})
         }
         Err(e) => json!({"line": n, "ok": false, "position": body["position"],
-                          "error": {"code": "network", "detail": e.to_string()}}),
+                          "error": {"code": e.code(), "detail": e.to_string()}}),
     }
 }
 

@@ -475,7 +475,17 @@ pub fn watch(args: WatchArgs) -> Result<ExitCode, CliError> {
                         StreamLine::Heartbeat => return Ok(()),
                         StreamLine::Game { game: view, .. } => game = Some(view),
                         StreamLine::Change { change, .. } => match &mut game {
-                            Some(view) => view.apply(&change),
+                            // Each change makes the next version: anything else is a stream
+                            // this client cannot follow (and must not pile up).
+                            Some(view) if Some(change.version) == view.version.checked_add(1) => {
+                                view.apply(&change)
+                            }
+                            Some(view) => {
+                                return Err(ClientError::Protocol(format!(
+                                    "a change to version {} after version {}",
+                                    change.version, view.version
+                                )));
+                            }
                             None => {
                                 return Err(ClientError::Protocol(
                                     "a change before the game".into(),

@@ -55,8 +55,13 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
     block_on(async {
         let created: CreatedGame = decode(&client.api.post("/v1/games", &body, None).await?)?;
         let id = created.game.id.clone();
+        let token = created.tokens.get(&args.seat).cloned().ok_or_else(|| {
+            ClientError::Protocol(format!(
+                "the server created the game without a token for {}",
+                args.seat.as_str()
+            ))
+        })?;
         save_tokens(&client, &created)?;
-        let token = created.tokens[&args.seat].clone();
         // The id as the terminal shows it (from the server: its control characters escaped).
         let shown = escape_controls(&id, false);
         println!(

@@ -33,8 +33,8 @@ pub enum ClientError {
     #[error("cannot reach the server at {url}: {detail}")]
     Network { url: String, detail: String },
     /// The server did not answer in time.
-    #[error("the server at {url} did not answer within {secs} s")]
-    Timeout { url: String, secs: u64 },
+    #[error("the server at {url} did not answer within {after:?}")]
+    Timeout { url: String, after: Duration },
     /// An event stream sent nothing, not even a heartbeat, for this long.
     #[error("the stream from {url} sent nothing for {idle:?}")]
     Silent { url: String, idle: Duration },
@@ -62,6 +62,20 @@ fn too_large(declared: Option<u64>, limit: usize) -> String {
 }
 
 impl ClientError {
+    /// A stable name of a failure that is not the server's problem+json: `network`, `timeout`,
+    /// `silent`, `too_large`, `line_too_long` or `protocol` (the server's own `code` otherwise).
+    pub fn code(&self) -> &str {
+        match self {
+            ClientError::Refused(p) | ClientError::ServerError(p) => &p.code,
+            ClientError::Network { .. } => "network",
+            ClientError::Timeout { .. } => "timeout",
+            ClientError::Silent { .. } => "silent",
+            ClientError::TooLarge { .. } => "too_large",
+            ClientError::LineTooLong { .. } => "line_too_long",
+            ClientError::Protocol(_) => "protocol",
+        }
+    }
+
     /// 3: refused (4xx), 4: server error (5xx), 5: network, 6: timeout (or a silent stream),
     /// 7: protocol (an answer or line too large included).
     pub fn exit_code(&self) -> u8 {
@@ -107,6 +121,32 @@ fn retry_after(response: &reqwest::Response) -> Option<Duration> {
     Some(Duration::from_secs(secs).max(SHORTEST_RETRY_WAIT))
 }
 
+/// The error for a redirect: the client follows none. A redirect is not an answer of the
+/// API: following one could send a seat's token elsewhere (reqwest keeps it for the same host
+/// on another scheme), and would turn a move's `POST` into a `GET` whose answer looks like a
+/// move played.
+fn redirected(response: &reqwest::Response) -> Option<ClientError> {
+    let status = response.status();
+    if !status.is_redirection() || status == reqwest::StatusCode::NOT_MODIFIED {
+        return None;
+    }
+    let to = response
+        .headers()
+        .get(reqwest::header::LOCATION)
+        .map(|l| {
+            String::from_utf8_lossy(l.as_bytes())
+                .chars()
+                .take(200)
+                .collect::<String>()
+        })
+        .unwrap_or_default();
+    Some(ClientError::Protocol(format!(
+        "{} answered {status} (to {to:?}): the client follows no redirect; \
+         give the service's own address",
+        response.url()
+    )))
+}
+
 /// The error for a non-2xx answer: its problem+json, or one made of the status and the start
 /// of the body when a proxy answered in something else.
 fn refusal(status: reqwest::StatusCode, text: &str) -> ClientError {
@@ -141,11 +181,13 @@ impl ApiClient {
         ApiClient {
             base: base.trim_end_matches('/').to_string(),
             http: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
                 .timeout(timeout)
                 .pool_idle_timeout(IDLE_CONNECTION)
                 .build()
                 .expect("a client with a timeout builds"),
             streams: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
                 .connect_timeout(timeout)
                 .pool_idle_timeout(IDLE_CONNECTION)
                 .build()
@@ -162,7 +204,7 @@ impl ApiClient {
         if e.is_timeout() {
             ClientError::Timeout {
                 url: self.base.clone(),
-                secs: self.timeout.as_secs(),
+                after: self.timeout,
             }
         } else {
             let mut detail = e.to_string();
@@ -209,6 +251,9 @@ impl ApiClient {
             .send()
             .await
             .map_err(|e| (self.transport(e), None))?;
+        if let Some(redirect) = redirected(&response) {
+            return Err((redirect, None));
+        }
         let status = response.status();
         let wait = retry_after(&response);
         let text = self.body(response).await.map_err(|e| (e, None))?;
@@ -231,6 +276,9 @@ impl ApiClient {
             .send()
             .await
             .map_err(|e| self.transport(e))?;
+        if let Some(redirect) = redirected(&response) {
+            return Err(redirect);
+        }
         let status = response.status();
         let text = self.body(response).await?;
         if !status.is_success() {
@@ -266,7 +314,7 @@ impl ApiClient {
     ) -> Result<reqwest::Response, (ClientError, Option<Duration>)> {
         let timeout = || ClientError::Timeout {
             url: self.base.clone(),
-            secs: self.timeout.as_secs(),
+            after: self.timeout,
         };
         let mut request = self
             .streams
@@ -282,6 +330,9 @@ impl ApiClient {
         let status = response.status();
         if status.is_success() {
             return Ok(response);
+        }
+        if let Some(redirect) = redirected(&response) {
+            return Err((redirect, None));
         }
         // The client of a stream has no overall timeout: a refusal whose body never ends
         // would be waited on for ever.

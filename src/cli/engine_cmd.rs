@@ -9,7 +9,7 @@
 //! 18446744073709551615`) does not leave the engine deaf.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, Read, Write};
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,6 +23,7 @@ use crate::rules::{AnyRecord, GameKind, RulesError, Variants};
 use crate::wall_clock::WallClock;
 
 use super::CliError;
+use super::capped_lines::{LineError, next_line, skip_line};
 use super::engine_protocol::{Command, format_score};
 
 /// Run the engine protocol on stdin/stdout (documented in the README).
@@ -67,9 +68,9 @@ const MAX_PENDING: usize = 1024;
 /// The driver's lines, read on a thread of their own.
 struct Input {
     /// Each line, or why it was refused (too long, not UTF-8); ends with the input.
-    lines: Receiver<Result<String, String>>,
+    lines: Receiver<Result<String, LineError>>,
     /// Lines read while a command waited for a search, to be handled next, in order.
-    pending: VecDeque<Result<String, String>>,
+    pending: VecDeque<Result<String, LineError>>,
 }
 
 impl Input {
@@ -77,32 +78,11 @@ impl Input {
         let (tx, lines) = sync_channel(64);
         std::thread::spawn(move || {
             let mut stdin = std::io::stdin().lock();
-            loop {
-                let mut line = Vec::new();
-                let Ok(n) = (&mut stdin)
-                    .take(MAX_LINE as u64 + 1)
-                    .read_until(b'\n', &mut line)
-                else {
-                    return;
-                };
-                if n == 0 {
-                    return;
+            while let Some(line) = next_line(&mut stdin, MAX_LINE) {
+                if line == Err(LineError::TooLong(MAX_LINE)) {
+                    skip_line(&mut stdin);
                 }
-                let item = if line.len() > MAX_LINE && !line.ends_with(b"\n") {
-                    // Skip the rest of the line.
-                    let mut rest = Vec::new();
-                    while (&mut stdin)
-                        .take(MAX_LINE as u64)
-                        .read_until(b'\n', &mut rest)
-                        .is_ok_and(|n| n > 0 && !rest.ends_with(b"\n"))
-                    {
-                        rest.clear();
-                    }
-                    Err(format!("a line over {MAX_LINE} bytes"))
-                } else {
-                    String::from_utf8(line).map_err(|_| "a line that is not UTF-8".to_string())
-                };
-                if tx.send(item).is_err() {
+                if tx.send(line).is_err() {
                     return;
                 }
             }
@@ -126,7 +106,7 @@ impl Input {
     }
 
     /// The next line to handle; `None` at the end of the input.
-    fn next(&mut self) -> Option<Result<String, String>> {
+    fn next(&mut self) -> Option<Result<String, LineError>> {
         self.pending.pop_front().or_else(|| self.lines.recv().ok())
     }
 }

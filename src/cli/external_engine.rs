@@ -1,7 +1,7 @@
 //! An engine in another process, driven through the engine protocol: how `pillarz match` plays
 //! one `pillarz` binary (an older build, say) against another.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, SyncSender, channel, sync_channel};
 use std::time::{Duration, Instant};
@@ -14,6 +14,7 @@ use crate::engine::{Limit, Searchable};
 use crate::rules::record::Record;
 use crate::rules::{GameKind, Variants};
 
+use super::capped_lines::{LineError, next_line};
 use super::engine_protocol::parse_bestmove;
 
 /// How long past its think time an engine may take to answer before it counts as hung.
@@ -35,35 +36,19 @@ pub struct ExternalEngine {
     child: Child,
     /// Lines to write to the engine (the writer thread ends when this is dropped).
     input: Option<Sender<String>>,
-    lines: Receiver<Result<String, String>>,
+    lines: Receiver<Result<String, LineError>>,
     limit: Limit,
     game: GameKind,
     variants: Variants,
 }
 
 /// Sends the engine's lines, each at most [`MAX_LINE`] bytes of UTF-8, until its output ends
-/// or a line is refused (the refusal is the last item).
-fn read_lines(stdout: ChildStdout, lines: SyncSender<Result<String, String>>) {
+/// or a line is refused (the refusal is the last item: the rest of the output is not read).
+fn read_lines(stdout: ChildStdout, lines: SyncSender<Result<String, LineError>>) {
     let mut out = BufReader::new(stdout);
-    loop {
-        let mut line = Vec::new();
-        let read = (&mut out)
-            .take(MAX_LINE as u64 + 1)
-            .read_until(b'\n', &mut line);
-        let item = match read {
-            Ok(0) | Err(_) => return,
-            Ok(_) if !line.ends_with(b"\n") && line.len() > MAX_LINE => {
-                Err(format!("wrote a line over {MAX_LINE} bytes"))
-            }
-            Ok(_) => {
-                let end = line.len() - usize::from(line.ends_with(b"\n"));
-                let end = end - usize::from(line[..end].ends_with(b"\r"));
-                line.truncate(end);
-                String::from_utf8(line).map_err(|_| "wrote a line that is not UTF-8".to_string())
-            }
-        };
-        let last = item.is_err();
-        if lines.send(item).is_err() || last {
+    while let Some(line) = next_line(&mut out, MAX_LINE) {
+        let last = line.is_err();
+        if lines.send(line).is_err() || last {
             return;
         }
     }
@@ -133,7 +118,9 @@ impl ExternalEngine {
             let left = deadline.saturating_duration_since(Instant::now());
             let line = match self.lines.recv_timeout(left) {
                 Ok(Ok(line)) => line,
-                Ok(Err(refused)) => return Err(format!("{}: the engine {refused}", self.name)),
+                Ok(Err(refused)) => {
+                    return Err(format!("{}: the engine wrote {refused}", self.name));
+                }
                 Err(RecvTimeoutError::Timeout) => {
                     return Err(format!("{}: no bestmove within {allowed:?}", self.name));
                 }

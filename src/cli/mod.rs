@@ -10,6 +10,7 @@ mod analyze;
 mod bench;
 mod bench_movegen;
 mod bench_storage;
+mod capped_lines;
 mod client_args;
 mod datagen;
 mod engine_cmd;

@@ -15,7 +15,9 @@ pub enum NotationError {
         "expected \"<walls> <red knight> <green knight> <side> <frozen>\", found {found} space-separated fields"
     )]
     FieldCount { found: usize },
-    #[error("{found:?} is not a wall slot (a point with a mixed-parity file and rank, a2…h9)")]
+    #[error(
+        "{found:?} is not a wall slot (a point with a mixed-parity file and rank: a2, b1, e8, h9 and so on)"
+    )]
     NotASlot { found: String },
     #[error("walls must be listed once each, sorted by file then rank; {found} is out of place")]
     WallsUnsorted { found: Slot },

@@ -20,6 +20,7 @@ fn params(limit: Limit) -> Params<'static> {
         stop: None,
         tt_bits: 16,
         contempt: 0,
+        plies_to_limit: None,
     }
 }
 

@@ -22,6 +22,7 @@ fn params(depth: u32) -> Params<'static> {
         stop: None,
         tt_bits: 16,
         contempt: 0,
+        plies_to_limit: None,
     }
 }
 

@@ -91,14 +91,16 @@ pub fn level_choice<G: Searchable>(
     rng: &mut SmallRng,
     clock: &dyn Clock,
 ) -> Option<G::Move> {
-    level_choice_with(&mut Engine::new(TT_BITS), state, level, rng, clock)
+    level_choice_with(&mut Engine::new(TT_BITS), state, level, None, rng, clock)
 }
 
-/// [`level_choice`] with an engine that may remember earlier moves of the game.
+/// [`level_choice`] with an engine that may remember earlier moves of the game, in a game
+/// drawn after `plies_to_limit` more plies ([`Params::plies_to_limit`]).
 pub fn level_choice_with<G: Searchable>(
     engine: &mut Engine<G>,
     state: &GameState<G>,
     level: Level,
+    plies_to_limit: Option<u32>,
     rng: &mut SmallRng,
     clock: &dyn Clock,
 ) -> Option<G::Move> {
@@ -113,6 +115,7 @@ pub fn level_choice_with<G: Searchable>(
         &Params {
             caps: level.caps(),
             multipv: if level.margin > 0 { 8 } else { 1 },
+            plies_to_limit,
             ..Params::play(level.limit(), clock)
         },
     );
@@ -181,32 +184,46 @@ impl AnyEngine {
     }
 }
 
-/// The move an engine seat of `level` plays in `state`, thinking with `engine` (which
-/// keeps what it learned for the seat's next move); `seed` drives the randomness of the low
-/// levels. `None` when the game has no move or `engine` is of another game.
+/// What an engine seat is asked to play.
+#[derive(Clone, Copy, Debug)]
+pub struct SeatTurn {
+    pub level: Level,
+    /// Drives the randomness of the low levels.
+    pub seed: u64,
+    /// The plies left before the service's ply cap draws the game.
+    pub plies_to_limit: Option<u32>,
+}
+
+/// The move an engine seat plays in `state`, thinking with `engine` (which keeps what it
+/// learned for the seat's next move). `None` when the game has no move or `engine` is of
+/// another game.
 pub fn engine_seat_move(
     engine: &mut AnyEngine,
     state: &AnyState,
-    level: Level,
-    seed: u64,
+    turn: SeatTurn,
     clock: &dyn Clock,
 ) -> Option<String> {
     fn name<M: std::fmt::Display>(mv: Option<M>) -> Option<String> {
         mv.map(|m| m.to_string())
     }
+    let SeatTurn {
+        level,
+        seed,
+        plies_to_limit,
+    } = turn;
     let rng = &mut SmallRng::seed_from_u64(seed);
     match (engine, state) {
         (AnyEngine::Pillarz(e), AnyState::Pillarz(s)) => {
-            name(level_choice_with(e, s, level, rng, clock))
+            name(level_choice_with(e, s, level, plies_to_limit, rng, clock))
         }
         (AnyEngine::Pilastri(e), AnyState::Pilastri(s)) => {
-            name(level_choice_with(e, s, level, rng, clock))
+            name(level_choice_with(e, s, level, plies_to_limit, rng, clock))
         }
         (AnyEngine::Pyrga(e), AnyState::Pyrga(s)) => {
-            name(level_choice_with(e, s, level, rng, clock))
+            name(level_choice_with(e, s, level, plies_to_limit, rng, clock))
         }
         (AnyEngine::Alcazar(e), AnyState::Alcazar(s)) => {
-            name(level_choice_with(e, s, level, rng, clock))
+            name(level_choice_with(e, s, level, plies_to_limit, rng, clock))
         }
         _ => None,
     }

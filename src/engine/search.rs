@@ -18,6 +18,13 @@
 //! iteration as deep as the game can last sees every line to its end: its scores are exact, so
 //! a draw is reported as a proven [`Score::Draw`] and the search ends there.
 //!
+//! A game may also end by a limit that is not in its rules: the service draws a game at its
+//! ply cap ([`Params::plies_to_limit`]). A line that reaches it is a draw (unless its last move
+//! ended the game by the rules, which come first), so no win or loss that only lands beyond it
+//! is claimed. Scores near the limit depend on how far off it is, so within reach of it the
+//! table is keyed by that distance as well: what an engine kept from a search without the
+//! limit, or with it farther off, is never taken for a position near it.
+//!
 //! Proven results stay exact: a node that skipped a move without a proof that it loses (the
 //! moves that leave a win on the spot are proven) never reports a proven loss, pruning only
 //! ever returns heuristic bounds, and games
@@ -49,6 +56,9 @@ pub struct Params<'a> {
     /// How much worse than an even position a draw is for the side to move at the root (0 for
     /// analysis; players use a little, so as not to settle for draws against weaker opponents).
     pub contempt: i32,
+    /// The game ends as a draw once this many more plies are played (the service's ply cap,
+    /// not a rule); `None` when nothing but the rules ends it.
+    pub plies_to_limit: Option<u32>,
 }
 
 /// The table size of a one-off [`search`] and of the engine an engine seat thinks with: `2^18`
@@ -70,6 +80,7 @@ impl<'a> Params<'a> {
             stop: None,
             tt_bits: TT_BITS,
             contempt: 0,
+            plies_to_limit: None,
         }
     }
 
@@ -215,6 +226,7 @@ impl<G: Searchable> Engine<G> {
             stop: params.stop,
             stopped: false,
             contempt: params.contempt,
+            limit_ply: params.plies_to_limit.unwrap_or(u32::MAX),
             eval: self.eval,
         };
         for key in history {
@@ -250,6 +262,9 @@ struct Searcher<'a, G: Searchable> {
     stop: Option<&'a AtomicBool>,
     stopped: bool,
     contempt: i32,
+    /// The ply from the root at which the game ends by the limit ([`Params::plies_to_limit`];
+    /// `u32::MAX` for none).
+    limit_ply: u32,
     eval: Eval,
 }
 
@@ -261,6 +276,19 @@ fn mix(key: u64) -> u64 {
         .rotate_left(31)
 }
 
+/// Salts the table keys of positions within reach of the limit with their distance to it.
+const LIMIT_SALT: u64 = 0x6c69_6d69_7470_6c79;
+
+/// The score of a draw at `ply` from the root, for the side to move there; `contempt` is the
+/// root side's dislike of draws.
+fn drawn(ply: u32, contempt: i32) -> i32 {
+    if ply.is_multiple_of(2) {
+        -contempt
+    } else {
+        contempt
+    }
+}
+
 /// The score of a position with no moves (or a finished one) at `ply` from the root, for its
 /// side to move; `contempt` is the root side's dislike of draws.
 fn terminal<G: Game>(pos: &G, ply: u32, contempt: i32) -> i32 {
@@ -269,8 +297,7 @@ fn terminal<G: Game>(pos: &G, ply: u32, contempt: i32) -> i32 {
         Some(o) => match o.winner {
             Winner::Player(p) if p == pos.turn() => -mated,
             Winner::Player(_) => mated,
-            Winner::Draw if ply.is_multiple_of(2) => -contempt,
-            Winner::Draw => contempt,
+            Winner::Draw => drawn(ply, contempt),
         },
         // Legal moves exist, but every one repeats a position: no move, so a loss.
         None => mated,
@@ -303,7 +330,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
     fn make(&mut self, pos: &G, mv: &G::Move, ply: u32) -> G {
         let mut child = pos.clone();
         child.play_unchecked(mv);
-        self.tt.prefetch(self.table_key(&child));
+        self.tt.prefetch(self.table_key(&child, ply + 1));
         if self.eval == Eval::Network {
             self.incremental.push(ply as usize + 1, &child);
         }
@@ -326,8 +353,37 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         }
     }
 
-    fn table_key(&self, pos: &G) -> u64 {
-        pos.hash() ^ self.path_key
+    /// The table key of `pos` at `ply` from the root.
+    #[inline]
+    fn table_key(&self, pos: &G, ply: u32) -> u64 {
+        let key = pos.hash() ^ self.path_key;
+        // A search from any root reaches at most MAX_PLY plies further: a position farther
+        // from the limit scores as if there were none.
+        match self.limit_ply.checked_sub(ply) {
+            Some(left) if left <= MAX_PLY => key ^ mix(LIMIT_SALT ^ u64::from(left)),
+            _ => key,
+        }
+    }
+
+    /// A position at the limit: the game's end by the rules if the move that reached it ended
+    /// the game (they come first), else a draw.
+    fn at_limit(&mut self, pos: &G, ply: u32) -> i32 {
+        self.pv[ply as usize].clear();
+        if pos.outcome().is_some() {
+            return terminal(pos, ply, self.contempt);
+        }
+        if G::FORBIDS_REPETITION {
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            self.enter(pos.repetition_key());
+            retain_unrepeated(pos, &self.keys, &mut moves);
+            self.leave();
+            if moves.is_empty() {
+                // Every move repeats a position: lost by the rules.
+                return terminal(pos, ply, self.contempt);
+            }
+        }
+        drawn(ply, self.contempt)
     }
 
     /// Takes a win on the spot: the score, with the winning move as the line.
@@ -355,6 +411,9 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         if self.stopped {
             return 0;
         }
+        if ply >= self.limit_ply {
+            return self.at_limit(pos, ply);
+        }
         if let Some(win) = self.win_now(pos, ply) {
             return win;
         }
@@ -374,15 +433,21 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         let mut moves = std::mem::take(&mut self.buffers[p]);
         moves.clear();
         pos.legal_moves(&mut moves);
-        // Every move that leaves the threat standing loses next ply.
-        let mut best = -(WIN - ply as i32 - 2);
+        // Every move that leaves the threat standing loses next ply (unless the limit comes
+        // first: then each is searched, and is a draw).
+        let before_limit = ply + 1 < self.limit_ply;
+        let mut best = if before_limit {
+            -(WIN - ply as i32 - 2)
+        } else {
+            -INFINITY
+        };
         self.enter(pos.repetition_key());
         for mv in moves.iter() {
             let child = self.make(pos, mv, ply);
             if repeats(&child, &self.keys) {
                 continue;
             }
-            if let Some(reply) = child.winning_move() {
+            if before_limit && let Some(reply) = child.winning_move() {
                 if self.pv[p].is_empty() {
                     self.pv[p].extend([*mv, reply]);
                 }
@@ -405,7 +470,14 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         }
         self.leave();
         self.buffers[p] = moves;
-        if self.stopped { 0 } else { best }
+        if self.stopped {
+            0
+        } else if best == -INFINITY {
+            // Every move repeats a position: lost by the rules.
+            terminal(pos, ply, self.contempt)
+        } else {
+            best
+        }
     }
 
     /// The horizon of a side not under threat: the static evaluation ("standing pat"), or
@@ -458,6 +530,10 @@ impl<'a, G: Searchable> Searcher<'a, G> {
 
     fn negamax(&mut self, pos: &G, mut depth: i32, ply: u32, mut alpha: i32, mut beta: i32) -> i32 {
         let p = ply as usize;
+        if ply >= self.limit_ply {
+            self.nodes += 1;
+            return self.at_limit(pos, ply);
+        }
         let threatened = ply < MAX_PLY && pos.threatened();
         if threatened {
             depth += 1;
@@ -480,7 +556,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         if alpha >= beta {
             return alpha;
         }
-        let key = self.table_key(pos);
+        let key = self.table_key(pos, ply);
         let entry = self.tt.probe(key);
         // Table cut-offs only off the principal variation, so that the PV is played out.
         let pv_node = beta - alpha > 1;
@@ -561,7 +637,10 @@ impl<'a, G: Searchable> Searcher<'a, G> {
             if repeats(&child, &self.keys) {
                 continue;
             }
-            if threatened && let Some(reply) = child.winning_move() {
+            if threatened
+                && ply + 1 < self.limit_ply
+                && let Some(reply) = child.winning_move()
+            {
                 // Leaves the opponent's win standing: lost next ply, proven without a search.
                 let lost = -(WIN - ply as i32 - 2);
                 if lost > best {
@@ -667,8 +746,10 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         pos.legal_moves(&mut root_moves);
         self.enter(pos.repetition_key());
         retain_unrepeated(pos, &self.keys, &mut root_moves);
-        if root_moves.is_empty() {
-            let drawn = pos.outcome().is_some_and(|o| o.winner == Winner::Draw);
+        if root_moves.is_empty() || self.limit_ply == 0 {
+            // A game at its limit is drawn, unless the rules ended it first.
+            let drawn = pos.outcome().is_some_and(|o| o.winner == Winner::Draw)
+                || (self.limit_ply == 0 && pos.outcome().is_none() && !root_moves.is_empty());
             return Report {
                 lines: Vec::new(),
                 score: if drawn {
@@ -681,7 +762,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
                 time_ms: params.clock.elapsed_ms(),
             };
         }
-        let tt_move = self.tt.probe(self.table_key(pos)).and_then(|e| e.best);
+        let tt_move = self.tt.probe(self.table_key(pos, 0)).and_then(|e| e.best);
         let side = pos.turn().index();
         let mut order = Vec::new();
         self.ordering.rank(
@@ -709,7 +790,14 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         // The depth from which every line reaches the end of the game (without pruning only: no
         // node below a root that does not prune prunes, see [`Searchable::prunes`]).
         let selective = pos.prunes();
-        let to_the_end = if selective { None } else { pos.plies_left() };
+        let to_the_end = if selective {
+            None
+        } else {
+            match (pos.plies_left(), params.plies_to_limit) {
+                (Some(n), Some(limit)) => Some(n.min(limit)),
+                (n, limit) => n.or(limit),
+            }
+        };
         let mut solved = false;
         for depth in 1..=max_depth {
             let mut this: Vec<RootMove<G::Move>> = Vec::with_capacity(ranked.len());

@@ -35,8 +35,7 @@ use super::quota;
 use super::state::AppState;
 use crate::api::Seat;
 use crate::engine::any::AnyEngine;
-use crate::engine::any::{engine_seat_move, level_of};
-use crate::engine::levels::Level;
+use crate::engine::any::{SeatTurn, engine_seat_move, level_of};
 use crate::engine::search::TT_BITS;
 use crate::rules::{AnyState, GameKind};
 use crate::wall_clock::WallClock;
@@ -48,17 +47,13 @@ const CLAIM_SLACK_MS: u64 = 1_000;
 /// How long past its think time a lease is kept before it lapses.
 pub const LEASE_MARGIN: Duration = Duration::from_secs(3);
 
-/// How an engine seat chooses its move in a state, at a level, from a seed, thinking with the
-/// seat's engine: the engine itself, in service (tests may put in a thinker that fails on
-/// purpose).
-pub type Thinker =
-    Arc<dyn Fn(&mut AnyEngine, &AnyState, Level, u64) -> Option<String> + Send + Sync>;
+/// How an engine seat chooses its move in a state, thinking with the seat's engine: the
+/// engine itself, in service (tests may put in a thinker that fails on purpose).
+pub type Thinker = Arc<dyn Fn(&mut AnyEngine, &AnyState, SeatTurn) -> Option<String> + Send + Sync>;
 
 /// The engine as an engine seat's thinker, on the wall clock.
 pub fn engine_thinker() -> Thinker {
-    Arc::new(|engine, state, level, seed| {
-        engine_seat_move(engine, state, level, seed, &WallClock::start())
-    })
+    Arc::new(|engine, state, turn| engine_seat_move(engine, state, turn, &WallClock::start()))
 }
 
 /// How many seats' engines a replica keeps between their moves.
@@ -198,10 +193,15 @@ async fn think_and_play(
     let ply = game.ply();
     let seed = u64::from_le_bytes(key.as_bytes()[..8].try_into().expect("8 bytes"))
         ^ ply.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let turn = SeatTurn {
+        level,
+        seed,
+        plies_to_limit: Some(game.plies_to_limit(state.settings.max_plies)),
+    };
     let thinker = state.engine_seats.thinker.clone();
     let mut engine = state.engine_seats.take_engine(id, seat, game.kind());
     let search = super::search_priority::spawn(state.settings.search_nice, move || {
-        let mv = thinker(&mut engine, &rules, level, seed);
+        let mv = thinker(&mut engine, &rules, turn);
         (engine, mv)
     })
     .await

@@ -97,3 +97,58 @@ async fn engine_against_engine_stops_at_the_ply_cap() {
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert_eq!(app.view(id).await.ply, CAP);
 }
+
+/// A stored game is analysed as the service will play it on: a line that reaches the cap is a
+/// draw, so a win that would land beyond it is no win, and a game the cap ended is a draw.
+#[tokio::test]
+async fn analysis_of_a_stored_game_knows_the_cap() {
+    // Seat p2 to move wins in 3 plies (tests/api/analysis.rs proves it with no cap).
+    const WIN_IN_3: &str = "0o00x00/1231x0/21o040/11200/01000 2";
+    for (cap, wins) in [(3, true), (2, false)] {
+        let mut settings = pillarz::service::configuration::Settings::for_tests();
+        settings.max_plies = cap;
+        let app = TestApp::spawn_with(settings).await;
+        let created = app
+            .create(json!({"game": "pillarz", "position": WIN_IN_3}))
+            .await;
+        let analysis = analyse_stored(&app, &created.game.id).await;
+        if wins {
+            assert_eq!(analysis["score"], json!({"win_in": 3}), "cap {cap}");
+        } else {
+            assert!(
+                analysis["score"].get("value").is_some(),
+                "cap {cap}: {analysis}"
+            );
+        }
+    }
+    let mut settings = pillarz::service::configuration::Settings::for_tests();
+    settings.max_plies = 2;
+    let app = TestApp::spawn_with(settings).await;
+    let created = app.create(json!({"game": "alcazar"})).await;
+    let id = &created.game.id;
+    for seat in [Seat::P1, Seat::P2] {
+        let mv = app.legal_moves(id).await[0].clone();
+        assert_eq!(
+            app.play(id, &created.tokens[&seat], &mv).await.status(),
+            200
+        );
+    }
+    assert_eq!(
+        serde_json::to_value(app.view(id).await.termination).unwrap(),
+        "move_limit"
+    );
+    let analysis = analyse_stored(&app, id).await;
+    assert_eq!(analysis["score"], json!("draw"), "{analysis}");
+    assert_eq!(analysis["best_move"], serde_json::Value::Null, "{analysis}");
+}
+
+async fn analyse_stored(app: &TestApp, id: &str) -> serde_json::Value {
+    let response = app
+        .post_json(
+            &format!("/v1/games/{id}/analysis"),
+            &json!({"limits": {"depth": 9}}),
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    response.json().await.unwrap()
+}

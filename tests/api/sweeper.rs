@@ -151,11 +151,11 @@ async fn a_panicking_search_is_retried_not_dropped() {
     let calls = Arc::new(AtomicUsize::new(0));
     let counted = calls.clone();
     let engine = engine_thinker();
-    let player: Thinker = Arc::new(move |seat_engine, state, level, seed| {
+    let player: Thinker = Arc::new(move |seat_engine, state, turn| {
         if counted.fetch_add(1, Ordering::SeqCst) == 0 {
             panic!("a bug in the engine");
         }
-        engine(seat_engine, state, level, seed)
+        engine(seat_engine, state, turn)
     });
     let app = TestApp::spawn_with_player(Settings::for_tests(), player).await;
     let created = app
@@ -196,7 +196,7 @@ async fn waiting_engine_games_do_not_starve_the_sweeper() {
     // The engine-only thread is taken by the first such game and held until the test ends.
     let released = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let hold = released.clone();
-    let player: Thinker = Arc::new(move |_, _, _, _| {
+    let player: Thinker = Arc::new(move |_, _, _| {
         let until = Instant::now() + Duration::from_secs(30);
         while !hold.load(Ordering::SeqCst) && Instant::now() < until {
             std::thread::sleep(Duration::from_millis(20));

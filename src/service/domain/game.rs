@@ -488,6 +488,12 @@ impl StoredGame {
         self.live.ply
     }
 
+    /// The plies left before `max_plies` (the service's cap) draws the game (see
+    /// [`StoredGame::play`]): what its searches must know.
+    pub fn plies_to_limit(&self, max_plies: u64) -> u32 {
+        u32::try_from(max_plies.saturating_sub(self.live.ply)).unwrap_or(u32::MAX)
+    }
+
     pub fn rules(&self) -> &AnyState {
         &self.rules
     }

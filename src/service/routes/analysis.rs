@@ -72,6 +72,15 @@ impl Drop for StopOnDrop {
     }
 }
 
+/// What to analyse and how far.
+struct Question {
+    rules: AnyState,
+    limits: Limit,
+    multipv: usize,
+    /// The plies before the service's ply cap draws the game (a stored game's only).
+    plies_to_limit: Option<u32>,
+}
+
 /// Runs an analysis for a caller admitted with analysis time left (at least 1 ms: the time a
 /// search takes is known only once it is done), then charges the time it took.
 ///
@@ -85,9 +94,7 @@ async fn run(
     state: &web::Data<AppState>,
     req: &HttpRequest,
     admission: quota::Admission,
-    rules: AnyState,
-    limits: Limit,
-    multipv: usize,
+    question: Question,
 ) -> Result<HttpResponse, ApiError> {
     let caller = admission.caller.as_ref().map(|caller| caller.id.as_str());
     let peer = Peer::of(req);
@@ -98,9 +105,7 @@ async fn run(
         worker,
         state.clone(),
         admission.caller,
-        rules,
-        limits,
-        multipv,
+        question,
         stop,
     ));
     let analysis = unless_gone(peer.as_ref(), task)
@@ -119,11 +124,15 @@ async fn search_and_charge(
     worker: Worker,
     state: web::Data<AppState>,
     caller: Option<quota::Caller>,
-    rules: AnyState,
-    limits: Limit,
-    multipv: usize,
+    question: Question,
     stop: Arc<AtomicBool>,
 ) -> Result<Analysis, ApiError> {
+    let Question {
+        rules,
+        limits,
+        multipv,
+        plies_to_limit,
+    } = question;
     let caps = state.settings.analysis.caps;
     let game = rules.kind().as_str();
     let analysis = worker
@@ -135,6 +144,7 @@ async fn search_and_charge(
                     caps,
                     multipv,
                     stop: Some(&stop),
+                    plies_to_limit,
                     ..Params::analysis(limits, &clock)
                 },
             )
@@ -192,10 +202,22 @@ pub async fn analyse_position(
         Ok(admission) => admission,
         Err(refusal) => return Ok(refusal),
     };
-    run(&state, &req, admission, rules, request.limits, multipv).await
+    run(
+        &state,
+        &req,
+        admission,
+        Question {
+            rules,
+            limits: request.limits,
+            multipv,
+            plies_to_limit: None,
+        },
+    )
+    .await
 }
 
-/// Analyse a stored game's current position, its history included.
+/// Analyse a stored game's current position, its history included, and the service's ply cap:
+/// a line that reaches it is a draw.
 #[utoipa::path(
     post,
     path = "/v1/games/{id}/analysis",
@@ -229,9 +251,12 @@ pub async fn analyse_game(
         &state,
         &req,
         admission,
-        loaded.game.rules().clone(),
-        request.limits,
-        multipv,
+        Question {
+            rules: loaded.game.rules().clone(),
+            limits: request.limits,
+            multipv,
+            plies_to_limit: Some(loaded.game.plies_to_limit(state.settings.max_plies)),
+        },
     )
     .await
 }

@@ -365,6 +365,14 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         }
     }
 
+    /// Whether `score` (from the root's side) claims an end the limit comes before: a proof
+    /// from the table that was found farther from the limit than its keys can tell (a
+    /// position that paths of different lengths reach, as in Pilastri).
+    #[inline]
+    fn beyond_limit(&self, score: i32) -> bool {
+        score.abs() > PROVEN && (WIN - score.abs()) as u32 > self.limit_ply
+    }
+
     /// A position at the limit: the game's end by the rules if the move that reached it ended
     /// the game (they come first), else a draw.
     fn at_limit(&mut self, pos: &G, ply: u32) -> i32 {
@@ -441,12 +449,14 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         } else {
             -INFINITY
         };
+        let mut playable = false;
         self.enter(pos.repetition_key());
         for mv in moves.iter() {
             let child = self.make(pos, mv, ply);
             if repeats(&child, &self.keys) {
                 continue;
             }
+            playable = true;
             if before_limit && let Some(reply) = child.winning_move() {
                 if self.pv[p].is_empty() {
                     self.pv[p].extend([*mv, reply]);
@@ -472,8 +482,8 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         self.buffers[p] = moves;
         if self.stopped {
             0
-        } else if best == -INFINITY {
-            // Every move repeats a position: lost by the rules.
+        } else if !playable {
+            // Every move repeats a position: lost now, by the rules (not next ply).
             terminal(pos, ply, self.contempt)
         } else {
             best
@@ -563,6 +573,7 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         if let Some(e) = entry
             && i32::from(e.depth) >= depth
             && !pv_node
+            && !self.beyond_limit(from_tt(e.score, ply))
         {
             let score = from_tt(e.score, ply);
             match e.bound {

@@ -152,3 +152,37 @@ async fn analyse_stored(app: &TestApp, id: &str) -> serde_json::Value {
     assert_eq!(response.status(), StatusCode::OK);
     response.json().await.unwrap()
 }
+
+/// An engine seat thinks knowing how many plies are left before the cap.
+#[tokio::test]
+async fn an_engine_seat_thinks_with_the_plies_left_before_the_cap() {
+    use pillarz::service::engine_seats::{Thinker, engine_thinker};
+    use std::sync::{Arc, Mutex};
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let engine = engine_thinker();
+    let player: Thinker = Arc::new(move |seat_engine, state, turn| {
+        record.lock().unwrap().push(turn.plies_to_limit);
+        engine(seat_engine, state, turn)
+    });
+    let mut settings = pillarz::service::configuration::Settings::for_tests();
+    settings.max_plies = 6;
+    let app = TestApp::spawn_with_player(settings, player).await;
+    let created = app
+        .create(json!({"game": "pyrga", "seats": {"p2": {"engine": {"level": 1}}}}))
+        .await;
+    let id = &created.game.id;
+    let played = app.play(id, &created.tokens[&Seat::P1], "Sa1").await;
+    assert_eq!(played.status(), StatusCode::OK);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while app.view(id).await.ply < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the engine did not move"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let seen = seen.lock().unwrap().clone();
+    assert!(!seen.is_empty());
+    assert!(seen.iter().all(|&left| left == Some(5)), "{seen:?}");
+}

@@ -489,9 +489,16 @@ impl StoredGame {
     }
 
     /// The plies left before `max_plies` (the service's cap) draws the game (see
-    /// [`StoredGame::play`]): what its searches must know.
+    /// [`StoredGame::play`]): what its searches must know. 0 once the cap has ended it; at
+    /// least 1 while it goes on, since the cap is applied after a move (a game past a cap
+    /// lowered since still plays its next move, and a win by it counts).
     pub fn plies_to_limit(&self, max_plies: u64) -> u32 {
-        u32::try_from(max_plies.saturating_sub(self.live.ply)).unwrap_or(u32::MAX)
+        if self.termination() == Some(Termination::MoveLimit) {
+            return 0;
+        }
+        u32::try_from(max_plies.saturating_sub(self.live.ply))
+            .unwrap_or(u32::MAX)
+            .max(1)
     }
 
     pub fn rules(&self) -> &AnyState {
@@ -999,6 +1006,25 @@ mod tests {
             &tokens,
             1_000,
         )
+    }
+
+    #[test]
+    fn the_plies_to_the_cap_are_never_0_while_the_game_goes_on() {
+        let mut g = game(GameKind::Alcazar, false);
+        assert_eq!(g.plies_to_limit(2), 2);
+        g.play(Player::P1, "Kd8", 1_000, 2000).unwrap();
+        assert_eq!(g.plies_to_limit(2), 1);
+        // Played on under a higher cap, then read under a lower one: its next move is still
+        // played (the cap is applied after it).
+        g.play(Player::P2, "Kf2", 1_000, 2000).unwrap();
+        g.play(Player::P1, "Kb8", 1_000, 2000).unwrap();
+        assert_eq!(g.plies_to_limit(2), 1);
+        // Ended by the cap: nothing is left.
+        let next = g.rules().legal_moves()[0].clone();
+        g.play(Player::P2, &next, 1_000, 4).unwrap();
+        assert_eq!(g.termination(), Some(Termination::MoveLimit));
+        assert_eq!(g.plies_to_limit(4), 0);
+        assert_eq!(g.plies_to_limit(2000), 0);
     }
 
     #[test]

@@ -573,9 +573,9 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         if let Some(e) = entry
             && i32::from(e.depth) >= depth
             && !pv_node
-            && !self.beyond_limit(from_tt(e.score, ply))
+            && let score = from_tt(e.score, ply)
+            && !self.beyond_limit(score)
         {
-            let score = from_tt(e.score, ply);
             match e.bound {
                 Bound::Exact => return score,
                 Bound::Lower => alpha = alpha.max(score),
@@ -759,8 +759,8 @@ impl<'a, G: Searchable> Searcher<'a, G> {
         retain_unrepeated(pos, &self.keys, &mut root_moves);
         if root_moves.is_empty() || self.limit_ply == 0 {
             // A game at its limit is drawn, unless the rules ended it first.
-            let drawn = pos.outcome().is_some_and(|o| o.winner == Winner::Draw)
-                || (self.limit_ply == 0 && pos.outcome().is_none() && !root_moves.is_empty());
+            let at_limit = self.limit_ply == 0 && pos.outcome().is_none() && !root_moves.is_empty();
+            let drawn = at_limit || pos.outcome().is_some_and(|o| o.winner == Winner::Draw);
             return Report {
                 lines: Vec::new(),
                 score: if drawn {

@@ -41,13 +41,20 @@ async fn server_with(settings: Settings) -> Server {
 }
 
 impl Server {
-    /// Runs `pillarz <args>` against this server, with `stdin` as its input.
-    async fn run(&self, args: &[&str], stdin: &str) -> Output {
+    /// `pillarz <args>` against this server.
+    fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_pillarz"));
         command
             .args(args)
             .env("PILLARZ_URL", &self.url)
-            .env("PILLARZ_TOKENS", &self.tokens)
+            .env("PILLARZ_TOKENS", &self.tokens);
+        command
+    }
+
+    /// Runs `pillarz <args>` against this server, with `stdin` as its input.
+    async fn run(&self, args: &[&str], stdin: &str) -> Output {
+        let mut command = self.command(args);
+        command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -1219,4 +1226,114 @@ async fn analyze_batch_names_a_broken_answer_protocol() {
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(result["ok"], false, "{result}");
     assert_eq!(result["error"]["code"], "protocol", "{result}");
+}
+
+/// Runs `command` with its standard output a pipe whose reader has gone already, as
+/// `pillarz … | head -0` leaves it: every write to it fails with `EPIPE`.
+async fn run_unread(mut command: Command) -> Output {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    command
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(Stdio::piped());
+    tokio::task::spawn_blocking(move || command.spawn().unwrap().wait_with_output().unwrap())
+        .await
+        .unwrap()
+}
+
+/// Whether a command ended as a closed pipe should end it: exit 0, and nothing on stderr (no
+/// panic, no "error: Broken pipe").
+fn assert_quiet(args: &[&str], out: &Output) {
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "{args:?} into a closed pipe: {:?}, stderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `pillarz bench | head -1` panicked ("failed printing to stdout: Broken pipe", exit 101):
+/// a reader that has what it wanted and goes away is not a failure of the command.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_command_whose_reader_went_away_ends_quietly() {
+    let offline: [&[&str]; 5] = [
+        &["openapi"],
+        &["perft", "pillarz", "2", "--divide"],
+        &["bench"],
+        &["bench-movegen", "--quick"],
+        &[
+            "match",
+            "pyrga",
+            "random",
+            "greedy",
+            "--games",
+            "2",
+            "--verbose",
+        ],
+    ];
+    for args in offline {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pillarz"));
+        command.args(args);
+        assert_quiet(args, &run_unread(command).await);
+    }
+
+    let s = server().await;
+    let id = s.ok(&["new", "pyrga"]).await.trim().to_string();
+    let id = id.as_str();
+    // (It failed on an untimed game: "unexpected answer from the server: invalid type: null".)
+    assert_eq!(
+        s.ok(&["clock", id]).await,
+        "no clock: the game is untimed\n"
+    );
+    let batch = s.tokens.with_file_name("batch.txt");
+    std::fs::write(&batch, "-,-,-,-/-,-,-,-/-,-,-,-/-,-,-,- 1 -\n").unwrap();
+    let batch = batch.to_str().unwrap();
+    let client: [&[&str]; 14] = [
+        &["catalog"],
+        &["play", "pyrga", "--vs-engine", "1"],
+        &["analyze-batch", batch, "--game", "pyrga", "--depth", "2"],
+        &["catalog", "--json"],
+        &["new", "alcazar"],
+        &["show", id],
+        &["moves", id],
+        &["clock", id],
+        &["board", id],
+        &["analyze", id, "--depth", "2"],
+        &["analyze", id, "--depth", "2", "--json"],
+        // The game goes on: `watch` would wait for its end, but stops at its first line.
+        &["watch", id],
+        &["move", id, "Sa1"],
+        &["resign", id, "--seat", "p2"],
+    ];
+    for args in client {
+        assert_quiet(args, &run_unread(s.command(args)).await);
+    }
+    // The server did what was asked: only the printing of its answer had no reader.
+    let view = s.json(&["show", id]).await;
+    assert_eq!(view["moves"], serde_json::json!(["Sa1"]));
+    assert_eq!(view["status"], "finished");
+}
+
+/// Any other failure to write is still an error (a full disk behind a redirection).
+#[test]
+fn a_failed_write_to_standard_output_is_an_error() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_pillarz"))
+        .arg("openapi")
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+        .wait_with_output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("cannot write to standard output") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
 }

@@ -144,9 +144,9 @@ pub fn analyze(args: AnalyzeArgs) -> Result<ExitCode, CliError> {
     block_on(async {
         let value = client.api.post(&path, &body, None).await?;
         if client.json {
-            print_json(&value);
+            print_json(&value)?;
         } else {
-            print!("{}", describe(&decode(&value)?, &value));
+            out!("{}", describe(&decode(&value)?, &value))?;
         }
         Ok(ExitCode::SUCCESS)
     })
@@ -248,7 +248,8 @@ pub fn batch(args: BatchArgs) -> Result<ExitCode, CliError> {
                 failures += 1;
             }
             let line = result.to_string();
-            writeln!(out, "{}", escape_json_controls(&line)).map_err(anyhow::Error::from)?;
+            writeln!(out, "{}", escape_json_controls(&line))
+                .map_err(super::output::OutputError::from)?;
             progress.inc(1);
         }
         Ok(failures)

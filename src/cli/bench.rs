@@ -22,17 +22,18 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let mut last = Instant::now();
     let total = run_all(args.eval, |line| {
         let secs = last.elapsed().as_secs_f64();
-        println!(
+        outln!(
             "{:<70} depth {:>2} {:>10} nodes {:>10.0} nodes/s",
             line.name,
             line.depth,
             line.nodes,
             line.nodes as f64 / secs.max(1e-9)
-        );
+        )?;
         last = Instant::now();
-    });
+        Ok::<_, super::output::OutputError>(())
+    })?;
     let secs = started.elapsed().as_secs_f64();
-    println!("nodes {total}");
-    println!("nps {:.0}", total as f64 / secs.max(1e-9));
+    outln!("nodes {total}")?;
+    outln!("nps {:.0}", total as f64 / secs.max(1e-9))?;
     Ok(ExitCode::SUCCESS)
 }

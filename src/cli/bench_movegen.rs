@@ -77,12 +77,17 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             5 - less,
         ),
     ];
-    println!(
+    outln!(
         "{:<46} {:>5} {:>14} {:>9} {:>12} {:>14}",
-        "position", "depth", "leaves", "seconds", "M leaves/s", "vs every-leaf"
-    );
+        "position",
+        "depth",
+        "leaves",
+        "seconds",
+        "M leaves/s",
+        "vs every-leaf"
+    )?;
     for r in &reports {
-        println!(
+        outln!(
             "{:<46} {:>5} {:>14} {:>9.3} {:>12.1} {:>13.1}x",
             r.name,
             r.depth,
@@ -90,7 +95,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             r.seconds,
             r.leaves as f64 / r.seconds / 1e6,
             r.baseline_seconds / r.seconds
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

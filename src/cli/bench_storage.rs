@@ -42,6 +42,6 @@ pub fn run_cmd(args: Args) -> Result<ExitCode, CliError> {
             .await
             .map_err(|e| CliError::Failure(anyhow::anyhow!(e)))
     })?;
-    print!("{report}");
+    out!("{report}")?;
     Ok(ExitCode::SUCCESS)
 }

@@ -76,7 +76,7 @@ pub fn block_on<T>(
 
 /// Prints an API answer as pretty JSON, with no raw control character of the server's left
 /// in it (see `client::terminal`).
-pub fn print_json(value: &Value) {
+pub fn print_json(value: &Value) -> Result<(), super::output::OutputError> {
     let text = serde_json::to_string_pretty(value).expect("JSON prints");
-    println!("{}", crate::client::terminal::escape_json_controls(&text));
+    outln!("{}", crate::client::terminal::escape_json_controls(&text))
 }

@@ -80,6 +80,6 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         GameKind::Alcazar => generate::<alcazar::Position>(args.games, variants, config, &mut out),
     }?;
     out.flush().map_err(anyhow::Error::from)?;
-    println!("{written} positions written to {}", args.out.display());
+    outln!("{written} positions written to {}", args.out.display())?;
     Ok(ExitCode::SUCCESS)
 }

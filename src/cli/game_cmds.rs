@@ -153,7 +153,7 @@ pub fn catalog(args: CatalogArgs) -> Result<ExitCode, CliError> {
     block_on(async {
         let value = client.api.get("/v1/catalog").await?;
         if client.json {
-            print_json(&value);
+            print_json(&value)?;
             return Ok(ExitCode::SUCCESS);
         }
         let catalog: Catalog = decode(&value)?;
@@ -170,7 +170,7 @@ pub fn catalog(args: CatalogArgs) -> Result<ExitCode, CliError> {
                 },
                 game.start_position
             );
-            println!("{}", escape_controls(&line, false));
+            outln!("{}", escape_controls(&line, false))?;
         }
         Ok(ExitCode::SUCCESS)
     })
@@ -194,9 +194,9 @@ pub fn new(args: NewArgs) -> Result<ExitCode, CliError> {
         let created: CreatedGame = decode(&value)?;
         save_tokens(&client, &created)?;
         if client.json {
-            print_json(&value);
+            print_json(&value)?;
         } else {
-            println!("{}", escape_controls(&created.game.id, false));
+            outln!("{}", escape_controls(&created.game.id, false))?;
             let seats: Vec<&str> = created.tokens.keys().map(|s| s.as_str()).collect();
             eprintln!(
                 "created a {} game; tokens for {} saved to {}",
@@ -232,9 +232,9 @@ pub fn show(args: IdArgs) -> Result<ExitCode, CliError> {
     block_on(async {
         let (value, view) = fetch_view(&client, &args.id).await?;
         if client.json {
-            print_json(&value);
+            print_json(&value)?;
         } else {
-            print!("{}", describe(&view));
+            out!("{}", describe(&view))?;
         }
         Ok(ExitCode::SUCCESS)
     })
@@ -248,10 +248,10 @@ pub fn moves(args: IdArgs) -> Result<ExitCode, CliError> {
             .get(&format!("/v1/games/{}/legal-moves", args.id))
             .await?;
         if client.json {
-            print_json(&value);
+            print_json(&value)?;
         } else {
             let legal: LegalMoves = decode(&value)?;
-            println!("{}", escape_controls(&legal.moves.join(" "), false));
+            outln!("{}", escape_controls(&legal.moves.join(" "), false))?;
         }
         Ok(ExitCode::SUCCESS)
     })
@@ -265,9 +265,13 @@ pub fn clock(args: IdArgs) -> Result<ExitCode, CliError> {
             .get(&format!("/v1/games/{}/clock", args.id))
             .await?;
         if client.json {
-            print_json(&value);
+            print_json(&value)?;
         } else {
-            print!("{}", describe_clock(&decode(&value)?));
+            // An untimed game's clock is `null`.
+            match decode::<Option<ClockView>>(&value)? {
+                Some(clock) => out!("{}", describe_clock(&clock))?,
+                None => outln!("no clock: the game is untimed")?,
+            }
         }
         Ok(ExitCode::SUCCESS)
     })
@@ -313,12 +317,12 @@ pub fn play_move(args: MoveArgs) -> Result<ExitCode, CliError> {
             )
             .await?;
         if client.json {
-            print_json(&value);
+            print_json(&value)?;
         } else {
             let after: GameView = decode(&value)?;
             let played = after.moves.last().map_or("?", String::as_str);
-            println!("played {}", escape_controls(played, false));
-            print!("{}", describe(&after));
+            outln!("played {}", escape_controls(played, false))?;
+            out!("{}", describe(&after))?;
         }
         Ok(ExitCode::SUCCESS)
     })
@@ -338,10 +342,10 @@ pub fn resign(args: ResignArgs) -> Result<ExitCode, CliError> {
             )
             .await?;
         if client.json {
-            print_json(&value);
+            print_json(&value)?;
         } else {
-            println!("{} resigned", seat.as_str());
-            print!("{}", describe(&decode(&value)?));
+            outln!("{} resigned", seat.as_str())?;
+            out!("{}", describe(&decode(&value)?))?;
         }
         Ok(ExitCode::SUCCESS)
     })
@@ -378,9 +382,9 @@ pub fn board(args: BoardArgs) -> Result<ExitCode, CliError> {
             // To a terminal, the SVG's control characters are escaped as any server text is;
             // into a pipe or a file it goes byte for byte (it is for a program).
             None if std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
-                print!("{}", escape_controls(&svg, true));
+                out!("{}", escape_controls(&svg, true))?;
             }
-            None => print!("{svg}"),
+            None => out!("{svg}")?,
         }
         Ok(ExitCode::SUCCESS)
     })
@@ -470,7 +474,7 @@ pub fn watch(args: WatchArgs) -> Result<ExitCode, CliError> {
                 .follow_lines(&path, last, idle, |line| {
                     last_line = Some(Instant::now());
                     let event: StreamLine = serde_json::from_str(line)
-                        .map_err(|e| ClientError::Protocol(e.to_string()))?;
+                        .map_err(|e| CliError::from(ClientError::Protocol(e.to_string())))?;
                     match event {
                         StreamLine::Heartbeat => return Ok(()),
                         StreamLine::Game { game: view, .. } => game = Some(view),
@@ -484,23 +488,25 @@ pub fn watch(args: WatchArgs) -> Result<ExitCode, CliError> {
                                 return Err(ClientError::Protocol(format!(
                                     "a change to version {} after version {}",
                                     change.version, view.version
-                                )));
+                                ))
+                                .into());
                             }
                             None => {
                                 return Err(ClientError::Protocol(
                                     "a change before the game".into(),
-                                ));
+                                )
+                                .into());
                             }
                         },
                     }
                     if client.json {
-                        println!("{}", crate::client::terminal::escape_json_controls(line));
+                        outln!("{}", crate::client::terminal::escape_json_controls(line))?;
                     } else if let Some(view) = &game {
                         if clear {
-                            print!("\x1b[2J\x1b[H");
+                            out!("\x1b[2J\x1b[H")?;
                         }
-                        print!("{}", describe(view));
-                        println!();
+                        out!("{}", describe(view))?;
+                        outln!()?;
                     }
                     Ok(())
                 })
@@ -510,10 +516,12 @@ pub fn watch(args: WatchArgs) -> Result<ExitCode, CliError> {
             fruitless = if progress || lively { 0 } else { fruitless + 1 };
             match followed {
                 Ok(()) => {}
-                Err((e, wait)) if resumable(&e) && game.is_some() && fruitless < WATCH_RESUMES => {
+                Err((CliError::Client(e), wait))
+                    if resumable(&e) && game.is_some() && fruitless < WATCH_RESUMES =>
+                {
                     asked = wait.unwrap_or_default().min(WATCH_LONGEST_WAIT);
                 }
-                Err((e, _)) => return Err(e.into()),
+                Err((e, _)) => return Err(e),
             }
             if fruitless >= WATCH_RESUMES {
                 return Err(ClientError::Protocol(format!(

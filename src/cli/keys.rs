@@ -113,10 +113,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                     .put_api_key(&key.digest(), &record)
                     .await
                     .map_err(|e| anyhow::anyhow!("{e}"))?;
-                println!("key:    {}", key.expose());
-                println!("id:     {}", key.digest());
-                println!("name:   {name}");
-                println!("quotas: {quotas}");
+                outln!("key:    {}", key.expose())?;
+                outln!("id:     {}", key.digest())?;
+                outln!("name:   {name}")?;
+                outln!("quotas: {quotas}")?;
                 eprintln!("keep the key now: it is not stored and cannot be shown again");
                 Ok(ExitCode::SUCCESS)
             }
@@ -126,7 +126,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                     .await
                     .map_err(|e| anyhow::anyhow!("{e}"))?
                 {
-                    println!("revoked {digest}");
+                    outln!("revoked {digest}")?;
                     Ok(ExitCode::SUCCESS)
                 } else {
                     eprintln!("no key with id {digest}");

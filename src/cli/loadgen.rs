@@ -58,7 +58,7 @@ pub fn run_cmd(args: Args) -> Result<ExitCode, CliError> {
         .map_err(anyhow::Error::from)?
         .block_on(run(config))
         .map_err(CliError::Usage)?;
-    println!("{report}");
+    outln!("{report}")?;
     Ok(if report.lost + report.duplicated + report.illegal == 0 {
         ExitCode::SUCCESS
     } else {

@@ -125,12 +125,12 @@ fn play<G: Searchable>(
         tally.add(score);
         if args.verbose {
             let moves: Vec<String> = moves.iter().map(ToString::to_string).collect();
-            println!(
+            outln!(
                 "game {:>4}: A as {a_seat}, {score:?} in {} plies: {}",
                 i + 1,
                 moves.len(),
                 moves.join(" ")
-            );
+            )?;
         }
     }
     Ok(tally)
@@ -154,7 +154,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         GameKind::Alcazar => play::<alcazar::Position>(&args, kind, variants, &a, &b),
     }?;
     let (elo, error) = tally.elo();
-    println!(
+    outln!(
         "{kind}: {} vs {}: {} games, +{} -{} ={}, score {:.1}%",
         a.name(),
         b.name(),
@@ -163,15 +163,15 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         tally.losses,
         tally.draws,
         100.0 * tally.score()
-    );
+    )?;
     if elo.is_finite() {
-        println!("Elo difference {elo:+.0} ± {error:.0} (95%)");
+        outln!("Elo difference {elo:+.0} ± {error:.0} (95%)")?;
     } else {
-        println!(
+        outln!(
             "Elo difference {} (every game one way); 95% bound {:+.0}",
             if elo > 0.0 { "+inf" } else { "-inf" },
             tally.elo_lower_bound()
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

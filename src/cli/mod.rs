@@ -4,7 +4,11 @@
 //! Exit codes: 0 success, 1 a runtime failure, 2 bad arguments or bad input (clap's own usage
 //! errors exit 2 as well); the client commands add 3 (the server refused the request), 4 (the
 //! server failed or is unavailable), 5 (the server cannot be reached), 6 (no answer in time)
-//! and 7 (an answer that breaks the API).
+//! and 7 (an answer that breaks the API). A command whose standard output is closed by its reader
+//! stops there and exits 0, quietly (see `output`).
+
+#[macro_use]
+mod output;
 
 mod analyze;
 mod bench;
@@ -115,6 +119,9 @@ pub enum CliError {
     /// A failed request to the server: exit 3 to 7 (see `ClientError::exit_code`).
     #[error(transparent)]
     Client(crate::client::ClientError),
+    /// Standard output's reader went away: exit 0, with nothing said (see `output`).
+    #[error("standard output was closed")]
+    StdoutClosed,
 }
 
 impl CliError {
@@ -123,6 +130,7 @@ impl CliError {
             CliError::Usage(_) => EXIT_USAGE,
             CliError::Failure(_) => EXIT_FAILURE,
             CliError::Client(e) => e.exit_code(),
+            CliError::StdoutClosed => 0,
         }
     }
 }
@@ -132,6 +140,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
+        Err(err) if output::is_closed(&err) => ExitCode::SUCCESS,
         Err(err) => {
             // One line, whatever the server put in its detail (see `client::terminal`).
             let message = format!("{err:#}");

@@ -146,7 +146,7 @@ fn train_cmd(args: TrainArgs) -> Result<ExitCode, CliError> {
     });
     std::fs::write(&args.out, net.to_bytes())
         .map_err(|e| usage(format!("{}: {e}", args.out.display())))?;
-    println!("{net:?} written to {}", args.out.display());
+    outln!("{net:?} written to {}", args.out.display())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -223,6 +223,6 @@ fn gen_cmd(args: GenArgs) -> Result<ExitCode, CliError> {
     written?;
     out.flush().map_err(anyhow::Error::from)?;
     progress.finish();
-    println!("{positions} positions written to {}", args.out.display());
+    outln!("{positions} positions written to {}", args.out.display())?;
     Ok(ExitCode::SUCCESS)
 }

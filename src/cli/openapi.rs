@@ -11,6 +11,6 @@ use super::CliError;
 pub struct Args {}
 
 pub fn run(_args: Args) -> Result<ExitCode, CliError> {
-    print!("{}", ApiDoc::pretty_json());
+    out!("{}", ApiDoc::pretty_json())?;
     Ok(ExitCode::SUCCESS)
 }

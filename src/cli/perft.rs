@@ -34,12 +34,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let total = if args.divide && args.depth > 0 {
         let lines = record.divide(args.depth);
         for (mv, n) in &lines {
-            writeln!(out, "{mv} {n}").map_err(anyhow::Error::from)?;
+            writeln!(out, "{mv} {n}").map_err(super::output::OutputError::from)?;
         }
         lines.iter().map(|(_, n)| n).sum()
     } else {
         record.perft(args.depth)
     };
-    writeln!(out, "{total}").map_err(anyhow::Error::from)?;
+    writeln!(out, "{total}").map_err(super::output::OutputError::from)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,8 +1,6 @@
 //! `pillarz play`: an interactive game against the service's engine in the terminal. The board
 //! is redrawn every turn; type a move, `?` for the legal moves, `resign`, or `quit`.
 
-use std::io::Write;
-
 use std::process::ExitCode;
 use std::time::Duration;
 use tokio::io::AsyncBufReadExt;
@@ -64,39 +62,39 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
         save_tokens(&client, &created)?;
         // The id as the terminal shows it (from the server: its control characters escaped).
         let shown = escape_controls(&id, false);
-        println!(
+        outln!(
             "game {shown}: you play {} against the level-{} engine",
             args.seat.as_str(),
             args.vs_engine
-        );
+        )?;
         let mut input = tokio::io::BufReader::new(tokio::io::stdin()).lines();
         let ticking = std::io::IsTerminal::is_terminal(&std::io::stdout());
         let mut shown_ply = u64::MAX;
         loop {
             let (_, view) = fetch_view(&client, &id).await?;
             if view.status == Status::Finished {
-                print!("{}", describe(&view));
-                println!("game over");
+                out!("{}", describe(&view))?;
+                outln!("game over")?;
                 return Ok(ExitCode::SUCCESS);
             }
             if view.turn != args.seat {
                 if shown_ply != view.ply {
-                    print!("{}", describe(&view));
-                    println!("the engine is thinking…");
+                    out!("{}", describe(&view))?;
+                    outln!("the engine is thinking…")?;
                     shown_ply = view.ply;
                 }
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             }
             if shown_ply != view.ply {
-                print!("{}", describe(&view));
+                out!("{}", describe(&view))?;
                 shown_ply = view.ply;
             }
-            print!("your move (? for legal moves, resign, quit): ");
-            std::io::stdout().flush().map_err(anyhow::Error::from)?;
+            out!("your move (? for legal moves, resign, quit): ")?;
+            super::output::flush()?;
             let Some(line) = read_line(&mut input, ticking.then_some(&view)).await? else {
-                println!();
-                println!("input ended; the game {shown} stays open");
+                outln!()?;
+                outln!("input ended; the game {shown} stays open")?;
                 return Ok(ExitCode::SUCCESS);
             };
             match line.trim() {
@@ -108,13 +106,13 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
                             .get(&format!("/v1/games/{id}/legal-moves"))
                             .await?,
                     )?;
-                    println!(
+                    outln!(
                         "legal moves: {}",
                         escape_controls(&legal.moves.join(" "), false)
-                    );
+                    )?;
                 }
                 "quit" => {
-                    println!("left the game {shown} open");
+                    outln!("left the game {shown} open")?;
                     return Ok(ExitCode::SUCCESS);
                 }
                 "resign" => {
@@ -137,11 +135,11 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
                         Ok(value) => {
                             let after: GameView = decode(&value)?;
                             let played = after.moves.last().map_or("?", String::as_str);
-                            println!("you played {}", escape_controls(played, false));
+                            outln!("you played {}", escape_controls(played, false))?;
                         }
                         Err(ClientError::Refused(p)) => {
                             let refusal = format!("{}: {}", p.code, p.detail);
-                            println!("{}", escape_controls(&refusal, false));
+                            outln!("{}", escape_controls(&refusal, false))?;
                         }
                         Err(e) => return Err(e.into()),
                     }
@@ -175,8 +173,8 @@ async fn read_line(
                         format!("{} {}", seat.as_str(), show_ms(left))
                     })
                     .collect();
-                print!("\r[{}] your move (? for legal moves, resign, quit): ", shown.join(" | "));
-                std::io::stdout().flush().map_err(anyhow::Error::from)?;
+                out!("\r[{}] your move (? for legal moves, resign, quit): ", shown.join(" | "))?;
+                super::output::flush()?;
             }
         }
     }

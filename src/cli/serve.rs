@@ -27,9 +27,12 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         let app = Application::build(settings.clone())?;
         let base = format!("http://{}:{}", settings.listen.ip(), app.port());
         tracing::info!(%base, %store, "pillarz is serving");
-        println!("pillarz is serving on {base} with {store}");
-        println!("  API:  {base}/v1/catalog");
-        println!("  docs: {base}/docs (OpenAPI at {base}/openapi.json)");
+        // The banner is for a person at a terminal, and the log (on stderr) has its news: a
+        // standard output that nobody reads, or that cannot be written, stops nothing.
+        let _ = outln!(
+            "pillarz is serving on {base} with {store}\n  API:  {base}/v1/catalog\n  docs: \
+             {base}/docs (OpenAPI at {base}/openapi.json)"
+        );
         app.run_until_stopped().await?;
         Ok::<_, anyhow::Error>(())
     })?;

@@ -105,10 +105,10 @@ fn tune<G: Searchable + Linear>(
     let start: Vec<f64> = G::WEIGHTS.iter().map(|&w| f64::from(w)).collect();
     let scale = tuner::fit_scale(&samples, &start);
     let before = tuner::error(&samples, &start, scale);
-    println!(
+    outln!(
         "{} quiet positions; scale {scale:.6}; error {before:.6} with the current weights",
         samples.len()
-    );
+    )?;
     let fitted = tuner::tune(
         &samples,
         &start,
@@ -125,9 +125,9 @@ fn tune<G: Searchable + Linear>(
         &rounded.iter().map(|&w| f64::from(w)).collect::<Vec<_>>(),
         scale,
     );
-    println!("error {after:.6} with the tuned weights");
+    outln!("error {after:.6} with the tuned weights")?;
     for ((name, old), new) in G::FEATURES.iter().zip(G::WEIGHTS).zip(&rounded) {
-        println!("{old:>7} -> {new:>7}  {name}");
+        outln!("{old:>7} -> {new:>7}  {name}")?;
     }
     if let Some(path) = &args.write {
         let note = format!(
@@ -137,7 +137,7 @@ fn tune<G: Searchable + Linear>(
         );
         std::fs::write(path, weights_file::<G>(kind, &rounded, &note))
             .map_err(|e| CliError::Failure(anyhow::anyhow!("{}: {e}", path.display())))?;
-        println!("written to {}", path.display());
+        outln!("written to {}", path.display())?;
     }
     Ok(())
 }

@@ -293,14 +293,19 @@ impl ApiClient {
     /// it), and a stream that sends nothing for `idle` (the server sends heartbeats) is given
     /// up with [`ClientError::Silent`]. A line may be at most [`MAX_BODY`] bytes long. On a
     /// refusal, also the wait the server asked for before a new try, as `send_once` gives.
-    pub async fn follow_lines(
+    /// An error of `each` (its own type: a line it cannot follow, or nowhere to put it) ends
+    /// the stream and is returned as it is.
+    pub async fn follow_lines<E: From<ClientError>>(
         &self,
         path: &str,
         last_event_id: Option<u64>,
         idle: Duration,
-        each: impl FnMut(&str) -> Result<(), ClientError>,
-    ) -> Result<(), (ClientError, Option<Duration>)> {
-        let response = self.open_stream(path, last_event_id).await?;
+        each: impl FnMut(&str) -> Result<(), E>,
+    ) -> Result<(), (E, Option<Duration>)> {
+        let response = self
+            .open_stream(path, last_event_id)
+            .await
+            .map_err(|(e, wait)| (E::from(e), wait))?;
         self.read_lines(response, idle, each)
             .await
             .map_err(|e| (e, None))
@@ -345,12 +350,12 @@ impl ApiClient {
     }
 
     /// Calls `each` per line of a stream until its end (see [`ApiClient::follow_lines`]).
-    async fn read_lines(
+    async fn read_lines<E: From<ClientError>>(
         &self,
         mut response: reqwest::Response,
         idle: Duration,
-        mut each: impl FnMut(&str) -> Result<(), ClientError>,
-    ) -> Result<(), ClientError> {
+        mut each: impl FnMut(&str) -> Result<(), E>,
+    ) -> Result<(), E> {
         // The start of a line whose end has not come yet: only the bytes of each new chunk
         // are searched for a newline.
         let mut pending: Vec<u8> = Vec::new();
@@ -371,7 +376,8 @@ impl ApiClient {
                     return Err(ClientError::LineTooLong {
                         url: self.base.clone(),
                         limit: MAX_BODY,
-                    });
+                    }
+                    .into());
                 }
                 pending.extend_from_slice(&rest[..taken]);
                 let Some(end) = end else { break };

@@ -39,8 +39,11 @@ fn run<G: Searchable>(
 }
 
 /// Runs every bench position with evaluation `eval` (`None`: each game's default); `each` is
-/// called after each one (to time it, or print).
-pub fn run_all(eval: Option<Eval>, mut each: impl FnMut(&BenchLine)) -> u64 {
+/// called after each one (to time it, or print), and an error of it stops the bench there.
+pub fn run_all<E>(
+    eval: Option<Eval>,
+    mut each: impl FnMut(&BenchLine) -> Result<(), E>,
+) -> Result<u64, E> {
     let jobs: Vec<Box<dyn Fn() -> BenchLine>> = vec![
         Box::new(move || {
             run::<pillarz::Position>(
@@ -95,7 +98,7 @@ pub fn run_all(eval: Option<Eval>, mut each: impl FnMut(&BenchLine)) -> u64 {
     for job in jobs {
         let line = job();
         total += line.nodes;
-        each(&line);
+        each(&line)?;
     }
-    total
+    Ok(total)
 }

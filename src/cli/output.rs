@@ -1,0 +1,88 @@
+//! What the commands print on standard output, and what happens when nobody reads it.
+//!
+//! A reader that has what it wanted goes away: `pillarz perft 5 --divide | head -3`,
+//! `pillarz watch ID | grep -m1 finished`. Its end of the pipe closes, and the next write
+//! fails with `EPIPE` (Rust ignores `SIGPIPE`, so the process is not killed by it). `println!`
+//! panics on that failure (exit 101, "failed printing to stdout"), and an error passed up as
+//! any other would say "error: Broken pipe" (exit 1): both report a failure where the reader
+//! merely stopped listening. So every command writes through [`out!`] and [`outln!`], which
+//! turn that one failure into [`OutputError::Closed`]: the command stops there (there is no
+//! one to do the rest of its work for) and the process ends quietly with exit 0, as ripgrep
+//! does. Any other failure to write (a full disk behind a redirection) is an error as usual.
+//!
+//! Only standard output is treated so: a broken pipe to an engine that a `match` drives is
+//! that engine's failure, and is reported as one.
+
+use std::fmt;
+use std::io::{self, Write};
+
+use super::CliError;
+
+/// A failed write to standard output.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// The reader closed its end: the command stops, quietly (exit 0).
+    #[error("standard output was closed")]
+    Closed,
+    /// Any other failure to write: an error (exit 1).
+    #[error("cannot write to standard output: {0}")]
+    Failed(#[source] io::Error),
+}
+
+impl From<io::Error> for OutputError {
+    fn from(e: io::Error) -> OutputError {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            OutputError::Closed
+        } else {
+            OutputError::Failed(e)
+        }
+    }
+}
+
+impl From<OutputError> for CliError {
+    fn from(e: OutputError) -> CliError {
+        match e {
+            OutputError::Closed => CliError::StdoutClosed,
+            failed => CliError::Failure(failed.into()),
+        }
+    }
+}
+
+/// Writes to standard output (the body of [`out!`] and [`outln!`]).
+pub fn write(args: fmt::Arguments<'_>) -> Result<(), OutputError> {
+    Ok(io::stdout().lock().write_fmt(args)?)
+}
+
+/// Flushes standard output (after a prompt without a newline).
+pub fn flush() -> Result<(), OutputError> {
+    Ok(io::stdout().lock().flush()?)
+}
+
+/// Whether an error is, or was caused by, a closed standard output.
+pub fn is_closed(err: &CliError) -> bool {
+    match err {
+        CliError::StdoutClosed => true,
+        CliError::Failure(e) => e.chain().any(|cause| {
+            matches!(cause.downcast_ref(), Some(OutputError::Closed))
+                || cause.downcast_ref::<CliError>().is_some_and(is_closed)
+        }),
+        _ => false,
+    }
+}
+
+/// `print!` that returns a [`Result<(), OutputError>`] instead of panicking.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::output::write(format_args!($($arg)*))
+    };
+}
+
+/// `println!` that returns a [`Result<(), OutputError>`] instead of panicking.
+macro_rules! outln {
+    () => {
+        $crate::cli::output::write(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::output::write(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}

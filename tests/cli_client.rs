@@ -305,6 +305,63 @@ async fn errors_have_their_own_exit_codes() {
     );
 }
 
+/// With `--json`, an error is one JSON line on stderr with a stable code, and the same exit
+/// code as without (it was the text line, which a script that asked for JSON cannot parse).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn errors_are_json_when_json_was_asked_for() {
+    let s = server().await;
+    let json_error = |out: &Output, exit: i32| -> Value {
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(exit), "{err}");
+        assert!(out.stdout.is_empty());
+        assert_eq!(err.lines().count(), 1, "{err}");
+        serde_json::from_str::<Value>(&err).unwrap_or_else(|e| panic!("{e}: {err}"))["error"]
+            .clone()
+    };
+    let refused = s
+        .run(
+            &["show", "6a3e7f3a-0000-4000-8000-000000000000", "--json"],
+            "",
+        )
+        .await;
+    let error = json_error(&refused, 3);
+    assert_eq!(error["code"], "game_not_found");
+    assert_eq!(error["status"], 404);
+    assert!(error["detail"].as_str().unwrap().contains("6a3e7f3a"));
+
+    let bad_clock = s
+        .run(&["new", "pillarz", "--clock", "5 parsecs", "--json"], "")
+        .await;
+    assert_eq!(json_error(&bad_clock, 2)["code"], "bad_input");
+    // clap's own usage errors too, once `--json` is on the line.
+    let no_move = s.run(&["move", "--json", "some-id"], "").await;
+    let error = json_error(&no_move, 2);
+    assert_eq!(error["code"], "bad_input");
+    assert!(
+        error["detail"].as_str().unwrap().contains("<MOVE>"),
+        "{error}"
+    );
+
+    let mut down = s.command(&["catalog", "--json", "--server", "http://127.0.0.1:9"]);
+    let down = down.output().unwrap();
+    let error = json_error(&down, 5);
+    assert_eq!(error["code"], "network");
+    assert!(
+        error["detail"]
+            .as_str()
+            .unwrap()
+            .contains("cannot reach the server")
+    );
+
+    // Help is still help, and without `--json` an error is still the text line.
+    let help = s.run(&["show", "--json", "--help"], "").await;
+    assert!(help.status.success() && String::from_utf8_lossy(&help.stdout).contains("Usage"));
+    let text = s
+        .run(&["show", "6a3e7f3a-0000-4000-8000-000000000000"], "")
+        .await;
+    assert!(String::from_utf8_lossy(&text.stderr).starts_with("error: game_not_found: "));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn board_saves_an_svg_and_watch_follows_the_game_to_its_end() {
     board_and_watch(server().await).await;

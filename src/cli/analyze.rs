@@ -57,7 +57,7 @@ pub struct AnalyzeArgs {
     #[command(flatten)]
     limit: LimitArgs,
     #[command(flatten)]
-    client: ClientArgs,
+    pub(super) client: ClientArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -78,7 +78,7 @@ pub struct BatchArgs {
     #[command(flatten)]
     limit: LimitArgs,
     #[command(flatten)]
-    client: ClientArgs,
+    pub(super) client: ClientArgs,
 }
 
 fn show_score(v: &Value) -> String {

@@ -18,7 +18,7 @@ use super::client_args::{Client, ClientArgs, block_on, print_json};
 #[derive(Debug, clap::Args)]
 pub struct CatalogArgs {
     #[command(flatten)]
-    client: ClientArgs,
+    pub(super) client: ClientArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -41,7 +41,7 @@ pub struct NewArgs {
     #[arg(long, allow_hyphen_values = true)]
     position: Option<String>,
     #[command(flatten)]
-    client: ClientArgs,
+    pub(super) client: ClientArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -49,7 +49,7 @@ pub struct IdArgs {
     /// The game's id.
     id: String,
     #[command(flatten)]
-    client: ClientArgs,
+    pub(super) client: ClientArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -61,7 +61,7 @@ pub struct WatchArgs {
     #[arg(long, default_value = "45s")]
     idle_timeout: String,
     #[command(flatten)]
-    client: ClientArgs,
+    pub(super) client: ClientArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -69,13 +69,13 @@ pub struct MoveArgs {
     /// The game's id.
     id: String,
     /// The move, in the game's notation.
-    #[arg(allow_hyphen_values = true)]
+    #[arg(allow_hyphen_values = true, value_name = "MOVE")]
     mv: String,
     /// The seat to play for (default: the seat to move, if its token is saved).
     #[arg(long, value_parser = parse_seat)]
     seat: Option<Seat>,
     #[command(flatten)]
-    client: ClientArgs,
+    pub(super) client: ClientArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -86,7 +86,7 @@ pub struct ResignArgs {
     #[arg(long, value_parser = parse_seat)]
     seat: Option<Seat>,
     #[command(flatten)]
-    client: ClientArgs,
+    pub(super) client: ClientArgs,
 }
 
 pub fn parse_seat(s: &str) -> Result<Seat, String> {
@@ -362,7 +362,7 @@ pub struct BoardArgs {
     #[arg(long)]
     ply: Option<u64>,
     #[command(flatten)]
-    client: ClientArgs,
+    pub(super) client: ClientArgs,
 }
 
 pub fn board(args: BoardArgs) -> Result<ExitCode, CliError> {

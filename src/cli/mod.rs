@@ -5,7 +5,10 @@
 //! errors exit 2 as well); the client commands add 3 (the server refused the request), 4 (the
 //! server failed or is unavailable), 5 (the server cannot be reached), 6 (no answer in time)
 //! and 7 (an answer that breaks the API). A command whose standard output is closed by its reader
-//! stops there and exits 0, quietly (see `output`).
+//! stops there and exits 0, quietly (see `output`). With `--json`, an error is one JSON line on
+//! stderr, `{"error": {"code", "detail", "status"?, "request_id"?}}`, for the scripts that
+//! asked for JSON: the same exit code, and the same stable `code`s as `analyze-batch`'s failed
+//! lines (the server's own, or `bad_input`, `failure`, `network`, `timeout` …).
 
 #[macro_use]
 mod output;
@@ -125,6 +128,28 @@ pub enum CliError {
 }
 
 impl CliError {
+    /// The error as `--json` prints it.
+    fn to_json(&self) -> serde_json::Value {
+        use crate::client::ClientError;
+        let mut error = serde_json::json!({
+            "code": match self {
+                CliError::Usage(_) => "bad_input",
+                CliError::Failure(_) => "failure",
+                CliError::Client(e) => e.code(),
+                CliError::StdoutClosed => "stdout_closed",
+            },
+            "detail": format!("{self:#}"),
+        });
+        if let CliError::Client(ClientError::Refused(p) | ClientError::ServerError(p)) = self {
+            error["detail"] = p.detail.clone().into();
+            error["status"] = p.status.into();
+            if let Some(id) = &p.request_id {
+                error["request_id"] = id.clone().into();
+            }
+        }
+        serde_json::json!({ "error": error })
+    }
+
     fn exit_code(&self) -> u8 {
         match self {
             CliError::Usage(_) => EXIT_USAGE,
@@ -137,10 +162,26 @@ impl CliError {
 
 /// Parses the command line, runs it, and turns errors into a message and an exit code.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // A usage error of a command line that asked for JSON (not `--help` or `--version`).
+        Err(e) if e.use_stderr() && asks_for_json(std::env::args_os()) => {
+            let detail = e.render().to_string();
+            let error =
+                serde_json::json!({"error": {"code": "bad_input", "detail": detail.trim()}});
+            report_json(&error);
+            return ExitCode::from(EXIT_USAGE);
+        }
+        Err(e) => e.exit(),
+    };
+    let json = cli.command.client().is_some_and(|client| client.json);
     match run(cli) {
         Ok(code) => code,
         Err(err) if output::is_closed(&err) => ExitCode::SUCCESS,
+        Err(err) if json => {
+            report_json(&err.to_json());
+            ExitCode::from(err.exit_code())
+        }
         Err(err) => {
             // One line, whatever the server put in its detail (see `client::terminal`).
             let message = format!("{err:#}");
@@ -149,6 +190,52 @@ pub fn main() -> ExitCode {
                 crate::client::terminal::escape_controls(&message, false)
             );
             ExitCode::from(err.exit_code())
+        }
+    }
+}
+
+/// Whether a command line has `--json` among its options (before a `--`).
+fn asks_for_json(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
+    args.skip(1)
+        .take_while(|a| a != "--")
+        .any(|a| a == "--json")
+}
+
+/// An error as one JSON line on stderr, with no raw control character of the server's in it.
+fn report_json(error: &serde_json::Value) {
+    eprintln!(
+        "{}",
+        crate::client::terminal::escape_json_controls(&error.to_string())
+    );
+}
+
+impl Command {
+    /// The options of a client command (one that talks to a server).
+    fn client(&self) -> Option<&client_args::ClientArgs> {
+        match self {
+            Command::Catalog(a) => Some(&a.client),
+            Command::New(a) => Some(&a.client),
+            Command::Show(a) | Command::Moves(a) | Command::Clock(a) => Some(&a.client),
+            Command::Move(a) => Some(&a.client),
+            Command::Resign(a) => Some(&a.client),
+            Command::Analyze(a) => Some(&a.client),
+            Command::AnalyzeBatch(a) => Some(&a.client),
+            Command::Play(a) => Some(&a.client),
+            Command::Watch(a) => Some(&a.client),
+            Command::Board(a) => Some(&a.client),
+            Command::Serve(_)
+            | Command::Perft(_)
+            | Command::BenchMovegen(_)
+            | Command::Openapi(_)
+            | Command::Bench(_)
+            | Command::Engine(_)
+            | Command::Match(_)
+            | Command::Datagen(_)
+            | Command::Nnue(_)
+            | Command::Tune(_)
+            | Command::Loadgen(_)
+            | Command::BenchStorage(_)
+            | Command::Keys(_) => None,
         }
     }
 }

@@ -34,7 +34,7 @@ pub struct PlayArgs {
     #[arg(long)]
     clock: Option<String>,
     #[command(flatten)]
-    client: ClientArgs,
+    pub(super) client: ClientArgs,
 }
 
 pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {

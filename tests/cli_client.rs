@@ -28,7 +28,14 @@ async fn server() -> Server {
 }
 
 async fn server_with(settings: Settings) -> Server {
-    let app = Application::build(settings).unwrap();
+    server_with_thinker(settings, pillarz::service::engine_seats::engine_thinker()).await
+}
+
+async fn server_with_thinker(
+    settings: Settings,
+    thinker: pillarz::service::engine_seats::Thinker,
+) -> Server {
+    let app = Application::build_with(settings, thinker).unwrap();
     let url = format!("http://127.0.0.1:{}", app.port());
     tokio::spawn(app.run_until_stopped());
     let dir = std::env::temp_dir().join(format!("pillarz-cli-{}", uuid::Uuid::new_v4()));
@@ -262,6 +269,36 @@ async fn a_scripted_play_session_through_stdin() {
     assert!(text.contains("game over"));
     // The engine answered the first move before the resignation.
     assert!(text.contains("moves: Sb2 "), "{text}");
+}
+
+/// While the engine thinks, `play` waits on the game's stream: it asked for the view 20 times a
+/// second, and a caller's read quota (3 a second here) refused it within the engine's think.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn play_waits_for_the_engine_on_the_stream() {
+    use pillarz::service::engine_seats::{Thinker, engine_thinker};
+    use pillarz::service::quota::Quotas;
+    let engine = engine_thinker();
+    let slow: Thinker = std::sync::Arc::new(move |seat_engine, state, turn| {
+        std::thread::sleep(std::time::Duration::from_secs(2));
+        engine(seat_engine, state, turn)
+    });
+    let mut settings = Settings::for_tests();
+    settings.anon_quotas = Some(Quotas::parse("read=3/s", Quotas::ANONYMOUS).unwrap());
+    let s = server_with_thinker(settings, slow).await;
+    let started = std::time::Instant::now();
+    let out = s
+        .run(&["play", "pyrga", "--vs-engine", "1"], "Sb2\nresign\n")
+        .await;
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(started.elapsed() >= std::time::Duration::from_secs(2));
+    // The engine's answer came before the resignation, which ended the game.
+    assert!(text.contains("moves: Sb2 "), "{text}");
+    assert!(text.contains("finished: p2 (resign)"), "{text}");
 }
 
 #[tokio::test]

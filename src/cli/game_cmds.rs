@@ -418,7 +418,7 @@ const WATCH_LONGEST_WAIT: std::time::Duration = std::time::Duration::from_secs(6
 /// Whether `watch` resumes after this error: the stream was cut or fell silent, or the server
 /// is away or busy for a moment (5xx), or refused it for now (429: the `streams` quota still
 /// counting the stream just abandoned, until the server notices it is gone).
-fn resumable(e: &crate::client::ClientError) -> bool {
+pub(super) fn resumable(e: &crate::client::ClientError) -> bool {
     use crate::client::ClientError;
     match e {
         ClientError::Network { .. }

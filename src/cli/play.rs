@@ -1,5 +1,7 @@
 //! `pillarz play`: an interactive game against the service's engine in the terminal. The board
-//! is redrawn every turn; type a move, `?` for the legal moves, `resign`, or `quit`.
+//! is redrawn every turn; type a move, `?` for the legal moves, `resign`, or `quit`. While the
+//! engine thinks, `play` waits on the game's event stream, not by asking for the view again and
+//! again (it asked 20 times a second: a share of the caller's read quota, for nothing).
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -7,15 +9,15 @@ use tokio::io::AsyncBufReadExt;
 
 use serde_json::json;
 
-use crate::api::{CreatedGame, GameView, LegalMoves, Seat, Status};
+use crate::api::{CreatedGame, GameView, LegalMoves, Seat, Status, StreamLine};
 use crate::client::ClientError;
 use crate::client::api_client::decode;
 use crate::client::duration::{parse_clock, show_ms};
 use crate::client::terminal::escape_controls;
 
 use super::CliError;
-use super::client_args::{ClientArgs, block_on};
-use super::game_cmds::{describe, fetch_view, parse_seat, save_tokens};
+use super::client_args::{Client, ClientArgs, block_on};
+use super::game_cmds::{describe, fetch_view, parse_seat, resumable, save_tokens};
 
 #[derive(Debug, clap::Args)]
 pub struct PlayArgs {
@@ -83,7 +85,7 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
                     outln!("the engine is thinking…")?;
                     shown_ply = view.ply;
                 }
-                tokio::time::sleep(Duration::from_millis(50)).await;
+                wait_for_change(&client, &id, view.version).await?;
                 continue;
             }
             if shown_ply != view.ply {
@@ -147,6 +149,63 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
             }
         }
     })
+}
+
+/// How long a stream may send nothing (the service sends a heartbeat every 15 s) before the
+/// wait for the engine gives it up and looks at the game again.
+const WAIT_IDLE: Duration = Duration::from_secs(45);
+
+/// The least time between the starts of two waits for the engine: a stream that ends at once,
+/// or a server that answers each with a change that is not one, costs at most four rounds of a
+/// view and a stream a second.
+const WAIT_SPACING: Duration = Duration::from_millis(250);
+
+/// Why a wait for the engine's move ended early.
+enum Waited {
+    /// The game has a version after the one waited on.
+    Changed,
+    /// The stream failed.
+    Failed(ClientError),
+}
+
+impl From<ClientError> for Waited {
+    fn from(e: ClientError) -> Waited {
+        Waited::Failed(e)
+    }
+}
+
+/// Waits until game `id` is past `version` (the engine moved, or a clock or a resignation
+/// ended the game), or its stream ends or fails for a moment (a restart, a proxy, a 5xx or a
+/// `429`, whose `Retry-After` is waited out): the caller looks at the game again either way.
+/// Other failures are errors.
+async fn wait_for_change(client: &Client, id: &str, version: u64) -> Result<(), CliError> {
+    let started = tokio::time::Instant::now();
+    let followed =
+        client
+            .api
+            .follow_lines(
+                &format!("/v1/games/{id}/events"),
+                Some(version),
+                WAIT_IDLE,
+                |line| match serde_json::from_str::<StreamLine>(line) {
+                    Ok(
+                        StreamLine::Game { version: v, .. } | StreamLine::Change { version: v, .. },
+                    ) if v <= version => Ok(()),
+                    Ok(StreamLine::Heartbeat) => Ok(()),
+                    Ok(_) => Err(Waited::Changed),
+                    Err(e) => Err(ClientError::Protocol(e.to_string()).into()),
+                },
+            )
+            .await;
+    let asked = match followed {
+        Ok(()) | Err((Waited::Changed, _)) => Duration::ZERO,
+        Err((Waited::Failed(e), wait)) if resumable(&e) => wait.unwrap_or_default(),
+        Err((Waited::Failed(e), _)) => return Err(e.into()),
+    };
+    let asked = asked.min(Duration::from_secs(60));
+    tokio::time::sleep_until((started + WAIT_SPACING).max(tokio::time::Instant::now() + asked))
+        .await;
+    Ok(())
 }
 
 /// Reads the player's next line. On a terminal the clocks tick meanwhile: the prompt line is

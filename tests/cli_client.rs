@@ -1115,6 +1115,25 @@ async fn new_shows_the_tokens_it_could_not_save() {
         .unwrap_or_else(|| panic!("no tokens on stderr: {err}"));
     let id = shown["game"].as_str().unwrap();
     let p1 = shown["tokens"]["p1"].as_str().unwrap();
+    // With `--json`, the tokens are in the one line of the error.
+    let out = s
+        .run(
+            &[
+                "new",
+                "alcazar",
+                "--json",
+                "--tokens-file",
+                tokens.to_str().unwrap(),
+            ],
+            "",
+        )
+        .await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let error: Value = serde_json::from_str(&err).unwrap_or_else(|e| panic!("{e}: {err}"));
+    assert_eq!(error["error"]["code"], "tokens_not_saved");
+    assert_eq!(error["error"]["tokens"].as_object().unwrap().len(), 2);
+    assert_ne!(error["error"]["game"].as_str().unwrap(), id);
     let moved = reqwest::Client::new()
         .post(format!("{}/v1/games/{id}/moves", s.url))
         .bearer_auth(p1)
@@ -1323,7 +1342,8 @@ async fn analyze_batch_names_a_broken_answer_protocol() {
 }
 
 /// Runs `command` with its standard output a pipe whose reader has gone already, as
-/// `pillarz … | head -0` leaves it: every write to it fails with `EPIPE`.
+/// `pillarz … | head -0` leaves it: every write to it fails with `EPIPE`. A command still
+/// running after 30 s (one that went on as if read) is killed, and the test fails.
 async fn run_unread(mut command: Command) -> Output {
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
@@ -1331,9 +1351,20 @@ async fn run_unread(mut command: Command) -> Output {
         .stdin(Stdio::null())
         .stdout(writer)
         .stderr(Stdio::piped());
-    tokio::task::spawn_blocking(move || command.spawn().unwrap().wait_with_output().unwrap())
-        .await
-        .unwrap()
+    tokio::task::spawn_blocking(move || {
+        let mut child = command.spawn().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                child.kill().unwrap();
+                panic!("{command:?} went on with nobody reading it");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap()
 }
 
 /// Whether a command ended as a closed pipe should end it: exit 0, and nothing on stderr (no
@@ -1409,25 +1440,40 @@ async fn a_command_whose_reader_went_away_ends_quietly() {
     assert_eq!(view["status"], "finished");
 }
 
-/// Any other failure to write is still an error (a full disk behind a redirection).
-#[test]
-fn a_failed_write_to_standard_output_is_an_error() {
-    let full = std::fs::OpenOptions::new()
-        .write(true)
-        .open("/dev/full")
-        .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_pillarz"))
-        .arg("openapi")
-        .stdout(full)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-        .wait_with_output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("cannot write to standard output") && !stderr.contains("panicked"),
-        "{stderr}"
-    );
+/// Any other failure to write is still an error (a full disk behind a redirection), the
+/// engine protocol's included (it ignored every failed write), and JSON with `--json`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_failed_write_to_standard_output_is_an_error() {
+    let s = server().await;
+    let into_full = |mut command: Command, stdin: &str| {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        command
+            .stdin(Stdio::piped())
+            .stdout(full)
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        let mut input = child.stdin.take().unwrap();
+        input.write_all(stdin.as_bytes()).unwrap();
+        drop(input);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{command:?}");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let mut openapi = Command::new(env!("CARGO_BIN_EXE_pillarz"));
+    openapi.arg("openapi");
+    let mut engine = Command::new(env!("CARGO_BIN_EXE_pillarz"));
+    engine.arg("engine");
+    for (command, stdin) in [(openapi, ""), (engine, "isready\nisready\n")] {
+        let stderr = into_full(command, stdin);
+        assert_eq!(
+            stderr,
+            "error: cannot write to standard output: No space left on device (os error 28)\n"
+        );
+    }
+    let stderr = into_full(s.command(&["catalog", "--json"]), "");
+    let error: Value = serde_json::from_str(&stderr).unwrap();
+    assert_eq!(error["error"]["code"], "failure", "{stderr}");
 }

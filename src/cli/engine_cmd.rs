@@ -37,12 +37,32 @@ pub struct Args {
     eval: Option<Eval>,
 }
 
+/// The first failed write to standard output, from whichever thread wrote (the session's or a
+/// search's): the session ends at its next command then, as any command does (see `output`).
+static WRITE_FAILED: std::sync::Mutex<Option<std::io::Error>> = std::sync::Mutex::new(None);
+
 /// Writes one line and flushes it (a driver waits for whole lines).
 fn say(line: &str) {
     let mut out = std::io::stdout().lock();
-    // A closed stdout means the driver has gone; the read loop ends on its own then.
-    let _ = writeln!(out, "{line}");
-    let _ = out.flush();
+    if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+        WRITE_FAILED
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert(e);
+    }
+}
+
+/// Whether a line could not be written: `Err` with how (a closed standard output is the
+/// driver gone, which ends the session quietly; see `output`).
+fn output_failed() -> Result<(), super::output::OutputError> {
+    match WRITE_FAILED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+    {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
+    }
 }
 
 fn bestmove_line(a: &Analysis) -> String {
@@ -284,9 +304,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let mut session = Session::new(args.hash_bits, args.eval);
     let mut input = Input::stdin();
     while let Some(line) = input.next() {
+        output_failed()?;
         match line {
             Ok(line) => {
                 if !session.handle(line.trim(), &mut input) {
+                    output_failed()?;
                     return Ok(ExitCode::SUCCESS);
                 }
             }
@@ -295,5 +317,6 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     // End of input (`echo "go depth 8" | pillarz engine`): a bounded search finishes and answers.
     session.await_search(&mut input);
+    output_failed()?;
     Ok(ExitCode::SUCCESS)
 }

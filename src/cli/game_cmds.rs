@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::api::{Catalog, ClockView, CreatedGame, GameView, LegalMoves, Seat, Status, StreamLine};
 use crate::client::api_client::decode;
 use crate::client::duration::{parse_clock, show_ms};
-use crate::client::terminal::{escape_controls, escape_json_controls};
+use crate::client::terminal::escape_controls;
 use crate::client::{board, tokens};
 
 use super::CliError;
@@ -210,14 +210,15 @@ pub fn new(args: NewArgs) -> Result<ExitCode, CliError> {
 }
 
 /// Saves a new game's tokens. The game exists on the server whether or not they are saved: if
-/// they cannot be, they are printed on stderr (one JSON line, `{"game": id, "tokens": {...}}`)
-/// before the error, so that the game can still be played.
+/// they cannot be, the error carries them, to be shown with it (see
+/// [`CliError::TokensNotSaved`]), so that the game can still be played.
 pub fn save_tokens(client: &Client, created: &CreatedGame) -> Result<(), CliError> {
     tokens::save(&client.tokens_file, &created.game.id, &created.tokens).map_err(|e| {
-        let shown = json!({"game": created.game.id, "tokens": created.tokens}).to_string();
-        eprintln!("the game was created, but its seat tokens could not be saved; keep them:");
-        eprintln!("{}", escape_json_controls(&shown));
-        CliError::Failure(anyhow::anyhow!(e))
+        CliError::TokensNotSaved {
+            game: created.game.id.clone(),
+            tokens: json!(created.tokens),
+            cause: e.to_string(),
+        }
     })
 }
 

@@ -113,10 +113,19 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                     .put_api_key(&key.digest(), &record)
                     .await
                     .map_err(|e| anyhow::anyhow!("{e}"))?;
-                outln!("key:    {}", key.expose())?;
-                outln!("id:     {}", key.digest())?;
-                outln!("name:   {name}")?;
-                outln!("quotas: {quotas}")?;
+                let digest = key.digest();
+                // The output is the key's only copy: if it cannot be shown, the command
+                // failed (see `output`), and the stored key should go.
+                outln!(
+                    "key:    {}\nid:     {digest}\nname:   {name}\nquotas: {quotas}",
+                    key.expose()
+                )
+                .map_err(|e| {
+                    anyhow::anyhow!(
+                        "the key {digest} was stored, but it could not be shown ({e}): revoke \
+                         it (`pillarz keys revoke {digest}`) and make another"
+                    )
+                })?;
                 eprintln!("keep the key now: it is not stored and cannot be shown again");
                 Ok(ExitCode::SUCCESS)
             }

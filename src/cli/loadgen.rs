@@ -58,7 +58,8 @@ pub fn run_cmd(args: Args) -> Result<ExitCode, CliError> {
         .map_err(anyhow::Error::from)?
         .block_on(run(config))
         .map_err(CliError::Usage)?;
-    outln!("{report}")?;
+    // The exit status is the audit's verdict, read or not (see `output`).
+    super::output::unless_closed(outln!("{report}"))?;
     Ok(if report.lost + report.duplicated + report.illegal == 0 {
         ExitCode::SUCCESS
     } else {

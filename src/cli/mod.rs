@@ -122,6 +122,14 @@ pub enum CliError {
     /// A failed request to the server: exit 3 to 7 (see `ClientError::exit_code`).
     #[error(transparent)]
     Client(crate::client::ClientError),
+    /// A game was created, but its seat tokens could not be saved: exit 1, with the tokens
+    /// shown (on stderr, as `{"game": id, "tokens": {...}}`) so that the game can be played.
+    #[error("the game {game} was created, but its seat tokens could not be saved: {cause}")]
+    TokensNotSaved {
+        game: String,
+        tokens: serde_json::Value,
+        cause: String,
+    },
     /// Standard output's reader went away: exit 0, with nothing said (see `output`).
     #[error("standard output was closed")]
     StdoutClosed,
@@ -136,10 +144,15 @@ impl CliError {
                 CliError::Usage(_) => "bad_input",
                 CliError::Failure(_) => "failure",
                 CliError::Client(e) => e.code(),
+                CliError::TokensNotSaved { .. } => "tokens_not_saved",
                 CliError::StdoutClosed => "stdout_closed",
             },
             "detail": format!("{self:#}"),
         });
+        if let CliError::TokensNotSaved { game, tokens, .. } = self {
+            error["game"] = game.clone().into();
+            error["tokens"] = tokens.clone();
+        }
         if let CliError::Client(ClientError::Refused(p) | ClientError::ServerError(p)) = self {
             error["detail"] = p.detail.clone().into();
             error["status"] = p.status.into();
@@ -153,7 +166,7 @@ impl CliError {
     fn exit_code(&self) -> u8 {
         match self {
             CliError::Usage(_) => EXIT_USAGE,
-            CliError::Failure(_) => EXIT_FAILURE,
+            CliError::Failure(_) | CliError::TokensNotSaved { .. } => EXIT_FAILURE,
             CliError::Client(e) => e.exit_code(),
             CliError::StdoutClosed => 0,
         }
@@ -177,12 +190,16 @@ pub fn main() -> ExitCode {
     let json = cli.command.client().is_some_and(|client| client.json);
     match run(cli) {
         Ok(code) => code,
-        Err(err) if output::is_closed(&err) => ExitCode::SUCCESS,
+        Err(CliError::StdoutClosed) => ExitCode::SUCCESS,
         Err(err) if json => {
             report_json(&err.to_json());
             ExitCode::from(err.exit_code())
         }
         Err(err) => {
+            if let CliError::TokensNotSaved { game, tokens, .. } = &err {
+                eprintln!("keep the seat tokens of the game:");
+                report_json(&serde_json::json!({"game": game, "tokens": tokens}));
+            }
             // One line, whatever the server put in its detail (see `client::terminal`).
             let message = format!("{err:#}");
             eprintln!(

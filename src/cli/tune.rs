@@ -105,10 +105,17 @@ fn tune<G: Searchable + Linear>(
     let start: Vec<f64> = G::WEIGHTS.iter().map(|&w| f64::from(w)).collect();
     let scale = tuner::fit_scale(&samples, &start);
     let before = tuner::error(&samples, &start, scale);
-    outln!(
+    // With `--write`, the file is the work: the summary is printed whether or not anybody
+    // reads it. Without, the summary is all there is, and nobody to print it for ends the
+    // command (see `output`).
+    let shown = |written| match &args.write {
+        Some(_) => super::output::unless_closed(written),
+        None => written,
+    };
+    shown(outln!(
         "{} quiet positions; scale {scale:.6}; error {before:.6} with the current weights",
         samples.len()
-    )?;
+    ))?;
     let fitted = tuner::tune(
         &samples,
         &start,
@@ -125,9 +132,9 @@ fn tune<G: Searchable + Linear>(
         &rounded.iter().map(|&w| f64::from(w)).collect::<Vec<_>>(),
         scale,
     );
-    outln!("error {after:.6} with the tuned weights")?;
+    shown(outln!("error {after:.6} with the tuned weights"))?;
     for ((name, old), new) in G::FEATURES.iter().zip(G::WEIGHTS).zip(&rounded) {
-        outln!("{old:>7} -> {new:>7}  {name}")?;
+        shown(outln!("{old:>7} -> {new:>7}  {name}"))?;
     }
     if let Some(path) = &args.write {
         let note = format!(
@@ -137,7 +144,7 @@ fn tune<G: Searchable + Linear>(
         );
         std::fs::write(path, weights_file::<G>(kind, &rounded, &note))
             .map_err(|e| CliError::Failure(anyhow::anyhow!("{}: {e}", path.display())))?;
-        outln!("written to {}", path.display())?;
+        shown(outln!("written to {}", path.display()))?;
     }
     Ok(())
 }

@@ -458,6 +458,30 @@ fn a_key_is_made_without_a_keys_quota() {
     );
 }
 
+/// A new key shown to nobody (standard output closed by its reader) is a failure that names the
+/// stored key to revoke, not a quiet success: the output was its only copy.
+#[test]
+fn a_key_that_cannot_be_shown_is_a_failure() {
+    let redis = RedisServer::start();
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_pillarz"))
+        .args(["keys", "create", "--name", "acme"])
+        .args(["--redis", &redis.url()])
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+        .wait_with_output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("was stored, but it could not be shown") && err.contains("keys revoke "),
+        "{err}"
+    );
+}
+
 /// A game lives in the store for days, so the burst rate of creations is not enough: a caller
 /// creates at most `games` a day (all replicas together), and a request its handler refuses
 /// as invalid does not count.

@@ -411,10 +411,10 @@ const WATCH_LIVELY_STREAM: std::time::Duration = std::time::Duration::from_secs(
 /// The least time between the starts of two connections of `watch`, whatever its streams
 /// bring: a server that fakes progress (a newer version on every stream) gets at most four
 /// connections a second.
-const WATCH_SPACING: std::time::Duration = std::time::Duration::from_millis(250);
+pub(super) const WATCH_SPACING: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// The longest `Retry-After` `watch` waits out before a resumption.
-const WATCH_LONGEST_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+pub(super) const WATCH_LONGEST_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Whether `watch` resumes after this error: the stream was cut or fell silent, or the server
 /// is away or busy for a moment (5xx), or refused it for now (429: the `streams` quota still

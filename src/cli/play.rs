@@ -17,7 +17,9 @@ use crate::client::terminal::escape_controls;
 
 use super::CliError;
 use super::client_args::{Client, ClientArgs, block_on};
-use super::game_cmds::{describe, fetch_view, parse_seat, resumable, save_tokens};
+use super::game_cmds::{
+    WATCH_LONGEST_WAIT, WATCH_SPACING, describe, fetch_view, parse_seat, resumable, save_tokens,
+};
 
 #[derive(Debug, clap::Args)]
 pub struct PlayArgs {
@@ -155,11 +157,6 @@ pub fn play(args: PlayArgs) -> Result<ExitCode, CliError> {
 /// wait for the engine gives it up and looks at the game again.
 const WAIT_IDLE: Duration = Duration::from_secs(45);
 
-/// The least time between the starts of two waits for the engine: a stream that ends at once,
-/// or a server that answers each with a change that is not one, costs at most four rounds of a
-/// view and a stream a second.
-const WAIT_SPACING: Duration = Duration::from_millis(250);
-
 /// Why a wait for the engine's move ended early.
 enum Waited {
     /// The game has a version after the one waited on.
@@ -177,7 +174,9 @@ impl From<ClientError> for Waited {
 /// Waits until game `id` is past `version` (the engine moved, or a clock or a resignation
 /// ended the game), or its stream ends or fails for a moment (a restart, a proxy, a 5xx or a
 /// `429`, whose `Retry-After` is waited out): the caller looks at the game again either way.
-/// Other failures are errors.
+/// Other failures are errors. Waits start `watch`'s spacing apart, and wait out a `Retry-After`
+/// of at most `watch`'s longest: a stream that ends at once, or a server that fakes changes,
+/// costs at most four rounds of a view and a stream a second.
 async fn wait_for_change(client: &Client, id: &str, version: u64) -> Result<(), CliError> {
     let started = tokio::time::Instant::now();
     let followed =
@@ -202,8 +201,8 @@ async fn wait_for_change(client: &Client, id: &str, version: u64) -> Result<(), 
         Err((Waited::Failed(e), wait)) if resumable(&e) => wait.unwrap_or_default(),
         Err((Waited::Failed(e), _)) => return Err(e.into()),
     };
-    let asked = asked.min(Duration::from_secs(60));
-    tokio::time::sleep_until((started + WAIT_SPACING).max(tokio::time::Instant::now() + asked))
+    let asked = asked.min(WATCH_LONGEST_WAIT);
+    tokio::time::sleep_until((started + WATCH_SPACING).max(tokio::time::Instant::now() + asked))
         .await;
     Ok(())
 }
